@@ -1,0 +1,116 @@
+//===- LowerDispatchABI.cpp - buffers in, buffers out, a workgroup id ----===//
+//
+// Rewrites a tensor-level dispatch function into the kernel ABI so that
+// bufferization writes every result straight into the caller's buffer:
+// `(memref ins..., memref outs..., index workgroup_id) -> ()`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Passes.h"
+#include "fusion/Passes.h"
+
+#define DEBUG_TYPE "jitrun-codegen-lower-dispatch-abi"
+
+namespace jitrun {
+#define GEN_PASS_DEF_LOWERDISPATCHABIPASS
+#include "codegen/Passes.h.inc"
+} // namespace jitrun
+
+using namespace mlir;
+
+namespace jitrun {
+namespace {
+
+static MemRefType bufferType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return nullptr;
+  return MemRefType::get(tensor.getShape(), tensor.getElementType());
+}
+
+/// Follows destination-passing-style inits from `result` back to the operand
+/// that holds the root of its destination chain.
+static OpOperand *destinationRoot(Value result) {
+  OpOperand *root = nullptr;
+  Value v = result;
+  while (auto res = dyn_cast<OpResult>(v)) {
+    auto dps = dyn_cast<DestinationStyleOpInterface>(res.getOwner());
+    if (!dps)
+      break;
+    root = dps.getTiedOpOperand(res);
+    v = root->get();
+  }
+  return root;
+}
+
+struct LowerDispatchABIPass final
+    : public impl::LowerDispatchABIPassBase<LowerDispatchABIPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    if (!fn->hasAttr(kDispatchAttrName) || fn.isExternal())
+      return;
+    FunctionType type = fn.getFunctionType();
+    SmallVector<Type> argTypes;
+    for (Type t : llvm::concat<const Type>(type.getInputs(), type.getResults())) {
+      MemRefType mt = bufferType(t);
+      if (!mt) {
+        fn.emitOpError() << "dispatch operand of type " << t
+                         << " is not a statically shaped tensor; jitrun kernels "
+                            "take static shapes only";
+        return signalPassFailure();
+      }
+      argTypes.push_back(mt);
+    }
+    MLIRContext *ctx = &getContext();
+    Location loc = fn.getLoc();
+    Block &entry = fn.front();
+    unsigned numIn = type.getNumInputs(), numOut = type.getNumResults();
+    OpBuilder b = OpBuilder::atBlockBegin(&entry);
+    for (unsigned i = 0; i < numIn; ++i) {
+      BlockArgument old = entry.getArgument(i);
+      Value mem = entry.addArgument(argTypes[i], old.getLoc());
+      Value t = bufferization::ToTensorOp::create(b, loc, old.getType(), mem,
+                                                  /*restrict=*/true,
+                                                  /*writable=*/false);
+      old.replaceAllUsesWith(t);
+    }
+    SmallVector<Value> outs;
+    for (unsigned i = 0; i < numOut; ++i)
+      outs.push_back(entry.addArgument(argTypes[numIn + i], loc));
+    entry.addArgument(IndexType::get(ctx), loc);
+    entry.eraseArguments(0, numIn);
+
+    auto ret = cast<func::ReturnOp>(entry.getTerminator());
+    llvm::DenseSet<OpOperand *> rooted;
+    for (auto [result, out] : llvm::zip(ret.getOperands(), outs)) {
+      OpOperand *root = destinationRoot(result);
+      if (root && !rooted.contains(root)) {
+        rooted.insert(root);
+        OpBuilder rb(root->getOwner());
+        Value dest = bufferization::ToTensorOp::create(
+            rb, loc, root->get().getType(), out, /*restrict=*/true,
+            /*writable=*/true);
+        Value init = root->get();
+        if (!init.getDefiningOp<tensor::EmptyOp>()) {
+          // The destination holds data that the op reads: copy it into the
+          // output buffer first, as part of the tiled computation.
+          dest = linalg::CopyOp::create(rb, loc, init, dest).getResult(0);
+        }
+        root->set(dest);
+      }
+      OpBuilder eb(ret);
+      bufferization::MaterializeInDestinationOp::create(
+          eb, loc, TypeRange{}, result, out, /*restrict=*/true,
+          /*writable=*/true);
+    }
+    OpBuilder eb(ret);
+    func::ReturnOp::create(eb, loc);
+    ret.erase();
+    fn.setType(FunctionType::get(ctx, entry.getArgumentTypes(), {}));
+    fn->setAttr(kNumInputsAttrName, b.getI64IntegerAttr(numIn));
+  }
+};
+
+} // namespace
+} // namespace jitrun

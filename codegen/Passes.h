@@ -1,0 +1,85 @@
+//===- Passes.h - jitrun codegen passes -------------------------*- C++ -*-===//
+//
+// Declarations of the per-dispatch codegen passes, the options that steer
+// them, and the pipeline that lowers one dispatch function to LLVM dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JITRUN_CODEGEN_PASSES_H
+#define JITRUN_CODEGEN_PASSES_H
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace jitrun {
+
+/// Options of the codegen phase.
+struct CodegenOptions {
+  /// Vector register width: 512 (AVX-512) or 256 (AVX2).
+  unsigned vectorBits = 512;
+  /// Largest allowed sum of static allocas per kernel, in bytes.
+  uint64_t stackLimitBytes = 32768;
+  /// Over the limit: fail (true) or warn (false).
+  bool failOnStackLimit = true;
+  /// The slow, simple path: no tiling, no vectorization, one workgroup.
+  bool reference = false;
+  /// Divides cache/vector tile sizes; raised when retiling under the limit.
+  unsigned tileScale = 1;
+  /// Workgroups to aim for on large ops.
+  unsigned targetWorkgroups = 32;
+};
+
+/// Attribute names the codegen passes leave on kernel functions.
+constexpr llvm::StringLiteral kWorkgroupsAttrName = "jitrun.workgroups";
+constexpr llvm::StringLiteral kStackBytesAttrName = "jitrun.stack_bytes";
+constexpr llvm::StringLiteral kNumInputsAttrName = "jitrun.num_inputs";
+
+// Names the generated pass declarations use unqualified.
+using mlir::ModuleOp;
+namespace func = mlir::func;
+namespace linalg = mlir::linalg;
+namespace tensor = mlir::tensor;
+namespace bufferization = mlir::bufferization;
+namespace memref = mlir::memref;
+namespace scf = mlir::scf;
+namespace vector = mlir::vector;
+namespace affine = mlir::affine;
+namespace arith = mlir::arith;
+namespace math = mlir::math;
+
+#define GEN_PASS_DECL
+#include "codegen/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "codegen/Passes.h.inc"
+
+/// Steps 1-7: a module of dispatch functions (tensor form) to vectorized,
+/// bufferized kernels with the workgroup and stack attributes set.
+void buildKernelPipeline(mlir::OpPassManager &pm, const CodegenOptions &options);
+
+/// Step 8: kernels to LLVM dialect (bare-pointer calling convention).
+void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+
+/// The whole codegen phase: buildKernelPipeline then buildLowerToLLVMPipeline.
+void buildCodegenPipeline(mlir::OpPassManager &pm, const CodegenOptions &options);
+
+/// Registers the codegen passes and `jitrun-codegen-pipeline`.
+void registerCodegenPasses();
+
+/// Registers every dialect and interface jitrun uses, front end to LLVM.
+void registerJitrunDialects(mlir::DialectRegistry &registry);
+
+} // namespace jitrun
+
+#endif // JITRUN_CODEGEN_PASSES_H

@@ -1,0 +1,104 @@
+//===- Passes.td - jitrun codegen passes ------------------*- tablegen -*-===//
+//
+// Per-dispatch lowering: the kernel ABI, tiling to workgroups, cache and
+// vector tiles, vectorization, bufferization into the caller's buffers,
+// workgroup distribution, the stack-allocation check and vector lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JITRUN_CODEGEN_PASSES
+#define JITRUN_CODEGEN_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def LowerDispatchABIPass : Pass<"jitrun-codegen-lower-dispatch-abi", "func::FuncOp"> {
+  let summary = "Give a dispatch function the kernel ABI: buffers in, buffers out, a workgroup id";
+  let description = [{
+    A dispatch `(tensor...) -> (tensor...)` becomes
+    `(memref ins..., memref outs..., index workgroup_id)`. Inputs are read
+    through `bufferization.to_tensor restrict`; each result's destination
+    chain is rooted in its output buffer (replacing its `tensor.empty`) and
+    anchored with `bufferization.materialize_in_destination`, so that
+    bufferization writes straight into the caller's buffer with no copy.
+  }];
+  let dependentDialects = ["bufferization::BufferizationDialect", "memref::MemRefDialect",
+                           "linalg::LinalgDialect"];
+}
+
+def TileAndVectorizePass : Pass<"jitrun-codegen-tile-and-vectorize", "func::FuncOp"> {
+  let summary = "Tile a dispatch to workgroups, cache and vector tiles, then vectorize";
+  let description = [{
+    The op that produces the dispatch's result is tiled with its producers
+    fused: an `scf.forall` over workgroup tiles, then `scf.for` cache tiles,
+    then vector-register tiles; reduction loops are tiled last. 2-D
+    convolutions and poolings are decomposed to their 1-D forms, and every
+    linalg op is vectorized with the linalg vectorizer (masked at edges).
+    Tile sizes come from the op kind, the shapes and the vector width.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"512",
+           "Vector register width in bits (512 for AVX-512, 256 for AVX2)">,
+    Option<"targetWorkgroups", "target-workgroups", "unsigned", /*default=*/"32",
+           "Number of workgroups to aim for on large ops">,
+    Option<"tileScale", "tile-scale", "unsigned", /*default=*/"1",
+           "Divide the cache and vector tile sizes by this (retiling under the stack limit)">,
+  ];
+  let statistics = [
+    Statistic<"numVectorized", "vectorized-ops", "Linalg ops vectorized">,
+    Statistic<"numScalar", "scalar-ops", "Linalg ops left to scalar loops">,
+  ];
+  let dependentDialects = ["scf::SCFDialect", "vector::VectorDialect", "affine::AffineDialect",
+                           "tensor::TensorDialect", "arith::ArithDialect"];
+}
+
+def BufferizeDispatchPass : Pass<"jitrun-codegen-bufferize", "ModuleOp"> {
+  let summary = "One-shot bufferize a kernel; temporaries on the stack";
+  let description = [{
+    Inputs and outputs are already memrefs (the kernel ABI), so this runs
+    one-shot bufferization without function-boundary bufferization; every
+    temporary becomes a `memref.alloca`, which the stack-allocation check then
+    measures.
+  }];
+  let dependentDialects = ["bufferization::BufferizationDialect", "memref::MemRefDialect"];
+}
+
+def DistributeWorkgroupsPass : Pass<"jitrun-codegen-distribute-workgroups", "func::FuncOp"> {
+  let summary = "Replace the workgroup scf.forall by the kernel's workgroup id";
+  let description = [{
+    The outermost `scf.forall` (on buffers) is replaced by its body, with the
+    induction variables computed from the workgroup id argument. The grid
+    size is recorded as the `jitrun.workgroups` attribute. Other foralls
+    become sequential loops.
+  }];
+  let dependentDialects = ["affine::AffineDialect", "arith::ArithDialect", "scf::SCFDialect"];
+}
+
+def CheckStackAllocationPass : Pass<"jitrun-codegen-check-stack-allocation", "func::FuncOp"> {
+  let summary = "Fail a kernel whose static stack allocations exceed the limit";
+  let description = [{
+    Sums the bytes of every `memref.alloca` in the function. Above `limit` the
+    function fails with the total and the allocating op (or warns, when
+    `fail` is false); a dynamically sized alloca is always an error. The
+    total is recorded as the `jitrun.stack_bytes` attribute.
+  }];
+  let options = [
+    Option<"limit", "limit", "uint64_t", /*default=*/"32768",
+           "Largest allowed sum of static stack allocations, in bytes">,
+    Option<"fail", "fail", "bool", /*default=*/"true",
+           "Fail (true) or only warn (false) when over the limit">,
+  ];
+}
+
+def LowerVectorsPass : Pass<"jitrun-codegen-lower-vectors", "func::FuncOp"> {
+  let summary = "Hoist vector transfers and lower vector ops toward LLVM";
+  let description = [{
+    Keeps accumulators in registers across reduction loops (hoisting
+    redundant transfers), lowers contractions to outer products (FMAs),
+    transposes, masks and multi-reductions, and replaces math functions with
+    vectorizable polynomial approximations.
+  }];
+  let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect", "memref::MemRefDialect",
+                           "math::MathDialect", "arith::ArithDialect"];
+}
+
+#endif // JITRUN_CODEGEN_PASSES

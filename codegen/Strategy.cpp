@@ -1,0 +1,274 @@
+//===- Strategy.cpp - tile-size selection per op kind --------------------===//
+//
+// Vector tiles keep accumulators in registers (8 rows x two vectors for
+// contractions, 8 output pixels x one vector for convolutions); workgroup
+// tiles split the outer parallel loops until the grid has enough workgroups.
+// Convolutions get tiles that divide their extents, since the 1-D convolution
+// vectorizer takes no masks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Strategy.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+
+namespace jitrun {
+namespace {
+
+enum class AnchorKind { Contraction, Convolution, Reduction, Elementwise };
+
+struct Anchor {
+  linalg::LinalgOp op;
+  AnchorKind kind = AnchorKind::Elementwise;
+};
+
+/// The dispatch's anchor: the op with reduction loops among `root` and the
+/// producers in its function, else `root` itself.
+static Anchor findAnchor(linalg::LinalgOp root) {
+  Anchor anchor{root, AnchorKind::Elementwise};
+  linalg::LinalgOp found;
+  if (root.getNumReductionLoops() > 0) {
+    found = root;
+  } else if (auto fn = root->getParentOfType<FunctionOpInterface>()) {
+    fn->walk([&](linalg::LinalgOp op) {
+      if (!found && op.getNumReductionLoops() > 0)
+        found = op;
+    });
+  }
+  if (!found)
+    return anchor;
+  anchor.op = found;
+  if (linalg::isaContractionOpInterface(found))
+    anchor.kind = AnchorKind::Contraction;
+  else if (isa<linalg::ConvolutionOpInterface>(found.getOperation()) ||
+           succeeded(linalg::inferConvolutionDims(found)))
+    anchor.kind = AnchorKind::Convolution;
+  else
+    anchor.kind = AnchorKind::Reduction;
+  return anchor;
+}
+
+/// The smallest tile >= `want` that divides `extent` and is a multiple of `vec`.
+static int64_t smallestDivisorAtLeast(int64_t extent, int64_t want, int64_t vec) {
+  want = std::max<int64_t>(1, std::min(want, extent));
+  for (int64_t t = want; t <= extent; ++t)
+    if (extent % t == 0 && t % vec == 0)
+      return t;
+  return extent;
+}
+
+static int64_t largestDivisorAtMost(int64_t extent, int64_t want) {
+  want = std::max<int64_t>(1, std::min(want, extent));
+  for (int64_t t = want; t >= 1; --t)
+    if (extent % t == 0)
+      return t;
+  return 1;
+}
+
+/// Vector tile sizes over the anchor's loops (reduction loops 0).
+static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
+                                              int64_t lanes) {
+  linalg::LinalgOp op = anchor.op;
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  for (unsigned i = 0; i < sizes.size(); ++i)
+    if (iters[i] == utils::IteratorType::parallel)
+      sizes[i] = 1;
+  switch (anchor.kind) {
+  case AnchorKind::Contraction: {
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (succeeded(dims) && !dims->m.empty() && !dims->n.empty()) {
+      sizes[dims->m.back()] = 8;
+      sizes[dims->n.back()] = 2 * lanes;
+      return sizes;
+    }
+    break;
+  }
+  case AnchorKind::Convolution: {
+    FailureOr<linalg::ConvolutionDimensions> dims =
+        linalg::inferConvolutionDims(op);
+    if (failed(dims) || dims->outputImage.empty())
+      break;
+    // The innermost output dimension carries the vector lanes.
+    AffineMap out = op.getIndexingMapMatchingResult(op->getResult(0));
+    unsigned inner = cast<AffineDimExpr>(out.getResults().back()).getPosition();
+    sizes[inner] = lanes;
+    bool innerIsImage = llvm::is_contained(dims->outputImage, inner);
+    if (!innerIsImage) {
+      // NHWC-like: 8 output pixels along the innermost image dimension.
+      sizes[dims->outputImage.back()] = 8;
+    } else if (!dims->outputChannel.empty()) {
+      // NCHW-like: 8 output channels.
+      sizes[dims->outputChannel.back()] = 8;
+    }
+    return sizes;
+  }
+  default:
+    break;
+  }
+  // Reductions and elementwise ops: lanes on the innermost parallel loop.
+  for (int i = static_cast<int>(sizes.size()) - 1; i >= 0; --i) {
+    if (iters[i] == utils::IteratorType::parallel) {
+      sizes[i] = 2 * lanes;
+      break;
+    }
+  }
+  return sizes;
+}
+
+/// Maps each loop of `root` to the anchor loop it iterates, or -1.
+static SmallVector<int64_t> rootToAnchorLoops(linalg::LinalgOp root,
+                                              linalg::LinalgOp anchor) {
+  SmallVector<int64_t> map(root.getNumLoops(), -1);
+  if (root == anchor) {
+    for (unsigned i = 0; i < map.size(); ++i)
+      map[i] = i;
+    return map;
+  }
+  AffineMap anchorOut = anchor.getIndexingMapMatchingResult(anchor->getResult(0));
+  // Find the root operand fed by the anchor (possibly through other ops of
+  // the chain, which share the output index space).
+  for (OpOperand &operand : root->getOpOperands()) {
+    if (!isa<ShapedType>(operand.get().getType()))
+      continue;
+    auto type = cast<ShapedType>(operand.get().getType());
+    if (type.getRank() != anchorOut.getNumResults())
+      continue;
+    AffineMap m = root.getMatchingIndexingMap(&operand);
+    for (auto [pos, expr] : llvm::enumerate(m.getResults())) {
+      auto d = dyn_cast<AffineDimExpr>(expr);
+      auto a = dyn_cast<AffineDimExpr>(anchorOut.getResult(pos));
+      if (d && a && map[d.getPosition()] < 0)
+        map[d.getPosition()] = a.getPosition();
+    }
+    if (llvm::none_of(map, [](int64_t v) { return v < 0; }))
+      break;
+  }
+  return map;
+}
+
+static int64_t estimateWork(linalg::LinalgOp op) {
+  int64_t work = 1;
+  for (int64_t r : op.getStaticLoopRanges())
+    work *= ShapedType::isDynamic(r) ? 1 : r;
+  return work;
+}
+
+} // namespace
+
+TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
+  TileSizes result;
+  auto root = dyn_cast<linalg::LinalgOp>(rootOp.getOperation());
+  if (!root)
+    return result;
+  unsigned numLoops = root.getNumLoops();
+  result.workgroup.assign(numLoops, 0);
+  result.cache.assign(numLoops, 0);
+  result.vector.assign(numLoops, 0);
+  int64_t lanes = std::max<int64_t>(4, opts.vectorBits / 32);
+  Anchor anchor = findAnchor(root);
+  SmallVector<int64_t> anchorSizes = anchorVectorSizes(anchor, lanes);
+  SmallVector<int64_t> toAnchor = rootToAnchorLoops(root, anchor.op);
+  SmallVector<int64_t> extents = root.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iters = root.getIteratorTypesArray();
+  bool divisorsOnly = anchor.kind == AnchorKind::Convolution;
+  int64_t scale = std::max<unsigned>(1, opts.tileScale);
+
+  for (unsigned i = 0; i < numLoops; ++i) {
+    if (iters[i] != utils::IteratorType::parallel || ShapedType::isDynamic(extents[i]))
+      continue;
+    int64_t v = toAnchor[i] >= 0 ? anchorSizes[toAnchor[i]] : 1;
+    v = std::max<int64_t>(1, std::min(v, extents[i]));
+    if (v > 1)
+      v = std::max<int64_t>(1, v / scale);
+    if (divisorsOnly)
+      v = largestDivisorAtMost(extents[i], v);
+    result.vector[i] = v;
+  }
+
+  // Workgroups: split outer parallel loops until the grid is large enough.
+  int64_t work = estimateWork(anchor.op);
+  int64_t target = work < (1 << 15) ? 1 : opts.targetWorkgroups;
+  int64_t count = 1;
+  for (unsigned i = 0; i < numLoops && count < target; ++i) {
+    if (iters[i] != utils::IteratorType::parallel || ShapedType::isDynamic(extents[i]))
+      continue;
+    int64_t extent = extents[i];
+    int64_t vec = std::max<int64_t>(1, result.vector[i]);
+    int64_t maxParts = llvm::divideCeil(extent, vec);
+    int64_t parts = std::min<int64_t>(maxParts, llvm::divideCeil(target, count));
+    if (parts <= 1)
+      continue;
+    int64_t tile = llvm::divideCeil(extent, parts);
+    tile = llvm::divideCeil(tile, vec) * vec;
+    if (divisorsOnly)
+      tile = smallestDivisorAtLeast(extent, tile, vec);
+    if (tile >= extent)
+      continue;
+    result.workgroup[i] = tile;
+    count *= llvm::divideCeil(extent, tile);
+  }
+
+  // Cache tiles: for contractions, blocks of 8x4 vector tiles within a
+  // workgroup tile.
+  if (anchor.kind == AnchorKind::Contraction) {
+    for (unsigned i = 0; i < numLoops; ++i) {
+      if (result.vector[i] <= 1)
+        continue;
+      int64_t outer = result.workgroup[i] ? result.workgroup[i] : extents[i];
+      int64_t c = result.vector[i] * (result.vector[i] == 8 ? 8 : 4);
+      if (c < outer)
+        result.cache[i] = c;
+    }
+    // A cache level that tiles nothing would only add a loop of one trip.
+    if (llvm::all_of(result.cache, [](int64_t c) { return c == 0; }))
+      result.cache.clear();
+  }
+  return result;
+}
+
+SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
+                                              const TileSizeOptions &opts) {
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<int64_t> sizes(numLoops, 0);
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  int64_t lanes = std::max<int64_t>(4, opts.vectorBits / 32);
+  if (linalg::isaContractionOpInterface(op)) {
+    FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+    if (succeeded(dims)) {
+      for (unsigned k : dims->k)
+        sizes[k] = 1;
+      return sizes;
+    }
+  }
+  if (isa<linalg::ConvolutionOpInterface>(op.getOperation())) {
+    FailureOr<linalg::ConvolutionDimensions> dims = linalg::inferConvolutionDims(op);
+    if (succeeded(dims) && !dims->filterLoop.empty()) {
+      // All filter loops but the last by 1: the op becomes a 1-D convolution.
+      for (unsigned i = 0; i + 1 < dims->filterLoop.size(); ++i)
+        sizes[dims->filterLoop[i]] = 1;
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      for (unsigned c : dims->inputChannel)
+        if (!ShapedType::isDynamic(ranges[c]))
+          sizes[c] = largestDivisorAtMost(ranges[c], 8);
+      return sizes;
+    }
+  }
+  bool innermost = true;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (int i = static_cast<int>(numLoops) - 1; i >= 0; --i) {
+    if (iters[i] != utils::IteratorType::reduction)
+      continue;
+    sizes[i] = innermost ? 2 * lanes : 1;
+    innermost = false;
+    // A tile that covers the whole loop leaves it untiled (and static).
+    if (!ShapedType::isDynamic(ranges[i]) && sizes[i] >= ranges[i])
+      sizes[i] = 0;
+  }
+  return sizes;
+}
+
+} // namespace jitrun

@@ -1,0 +1,44 @@
+//===- Strategy.h - tile-size selection per op kind ------------*- C++ -*-===//
+//
+// The policy half of tiling: which tile sizes a dispatch gets at the
+// workgroup, cache and vector-register levels, and how its reduction loops are
+// tiled. Chosen from the anchoring op's kind (contraction, convolution,
+// reduction, elementwise), its static shapes and the vector width.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JITRUN_CODEGEN_STRATEGY_H
+#define JITRUN_CODEGEN_STRATEGY_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/TilingInterface.h"
+
+namespace jitrun {
+
+/// Inputs of the tile-size policy.
+struct TileSizeOptions {
+  unsigned vectorBits = 512;
+  unsigned targetWorkgroups = 32;
+  /// Cache and vector tiles are divided by this (retiling under the stack limit).
+  unsigned tileScale = 1;
+};
+
+/// Tile sizes over the loops of a dispatch's tile root; 0 leaves a loop whole.
+struct TileSizes {
+  llvm::SmallVector<int64_t> workgroup, cache, vector;
+};
+
+/// Sizes for the three parallel tiling levels of `root`, the op producing the
+/// dispatch result, guided by the dispatch's anchor (its reduction op).
+TileSizes selectTileSizes(mlir::TilingInterface root, const TileSizeOptions &opts);
+
+/// Tile sizes for the reduction loops of `op` (parallel loops get 0): K of a
+/// contraction by 1, a convolution's first filter loop by 1 (so it decomposes
+/// to 1-D) and its input channels by a few, a reduction's inner loop by the
+/// vector width.
+llvm::SmallVector<int64_t> selectReductionTileSizes(mlir::linalg::LinalgOp op,
+                                                    const TileSizeOptions &opts);
+
+} // namespace jitrun
+
+#endif // JITRUN_CODEGEN_STRATEGY_H

@@ -1,0 +1,233 @@
+//===- TileAndVectorize.cpp - workgroup, cache and vector tiles ----------===//
+//
+// Tiles the op that produces a dispatch's result with its producers fused, at
+// three levels (an scf.forall of workgroups, cache tiles, vector-register
+// tiles), tiles reduction loops last, decomposes 2-D convolutions to 1-D and
+// vectorizes every linalg op. The tile-size policy is `selectTileSizes`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Passes.h"
+#include "codegen/Strategy.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "jitrun-codegen-tile-and-vectorize"
+
+namespace jitrun {
+#define GEN_PASS_DEF_TILEANDVECTORIZEPASS
+#include "codegen/Passes.h.inc"
+} // namespace jitrun
+
+using namespace mlir;
+
+namespace jitrun {
+namespace {
+
+static SmallVector<OpFoldResult> asFoldResults(OpBuilder &b,
+                                               ArrayRef<int64_t> sizes) {
+  return llvm::to_vector(llvm::map_range(
+      sizes, [&](int64_t s) -> OpFoldResult { return b.getIndexAttr(s); }));
+}
+
+/// Tiles `root` with `sizes` and fuses every producer inside the dispatch;
+/// returns the tiled root.
+static FailureOr<TilingInterface>
+tileAndFuse(RewriterBase &rewriter, TilingInterface root,
+            ArrayRef<int64_t> sizes, scf::SCFTilingOptions::LoopType loopType) {
+  if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
+    return root;
+  scf::SCFTilingOptions tiling;
+  tiling.setLoopType(loopType);
+  tiling.setTileSizes(asFoldResults(rewriter, sizes));
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, root, options);
+  if (failed(result))
+    return failure();
+  for (auto [orig, repl] : result->replacements)
+    rewriter.replaceAllUsesWith(orig, repl);
+  auto tiled = dyn_cast<TilingInterface>(result->tiledAndFusedOps.front());
+  if (!tiled)
+    return failure();
+  return tiled;
+}
+
+/// Tiles the reduction loops of every linalg op nested in `fn` that has them.
+static void tileReductions(RewriterBase &rewriter, func::FuncOp fn,
+                           const TileSizeOptions &opts) {
+  SmallVector<linalg::LinalgOp> ops;
+  fn.walk([&](linalg::LinalgOp op) {
+    if (op.getNumReductionLoops() > 0)
+      ops.push_back(op);
+  });
+  for (linalg::LinalgOp op : ops) {
+    SmallVector<int64_t> sizes = selectReductionTileSizes(op, opts);
+    if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
+      continue;
+    scf::SCFTilingOptions tiling;
+    tiling.setTileSizes(asFoldResults(rewriter, sizes));
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), tiling);
+    if (failed(result))
+      continue;
+    rewriter.replaceOp(op, result->replacements);
+  }
+}
+
+/// Upper bounds of the loop ranges of `op`, for masked vectorization.
+static std::optional<SmallVector<int64_t>> loopUpperBounds(linalg::LinalgOp op) {
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  for (auto [dim, bound] : llvm::enumerate(bounds)) {
+    if (!ShapedType::isDynamic(bound))
+      continue;
+    // Find an operand dimension that this loop indexes directly.
+    bool found = false;
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isa<ShapedType>(operand.get().getType()))
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      for (auto [pos, expr] : llvm::enumerate(map.getResults())) {
+        auto d = dyn_cast<AffineDimExpr>(expr);
+        if (!d || d.getPosition() != dim)
+          continue;
+        FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
+            presburger::BoundType::UB,
+            ValueBoundsConstraintSet::Variable(operand.get(), pos),
+            /*stopCondition=*/nullptr, /*closedUB=*/true);
+        if (succeeded(ub)) {
+          bound = *ub;
+          found = true;
+          break;
+        }
+      }
+      if (found)
+        break;
+    }
+    if (!found)
+      return std::nullopt;
+  }
+  return bounds;
+}
+
+/// True when every operand is read through a projected permutation that keeps
+/// the loop order; masked vectorization of transposing reads is not reliable.
+static bool readsInOrder(linalg::LinalgOp op) {
+  for (AffineMap map : op.getIndexingMapsArray()) {
+    if (!map.isProjectedPermutation())
+      return false;
+    int64_t last = -1;
+    for (AffineExpr e : map.getResults()) {
+      auto d = dyn_cast<AffineDimExpr>(e);
+      if (!d)
+        continue;
+      if (static_cast<int64_t>(d.getPosition()) < last)
+        return false;
+      last = d.getPosition();
+    }
+  }
+  return true;
+}
+
+struct TileAndVectorizePass final
+    : public impl::TileAndVectorizePassBase<TileAndVectorizePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    if (fn.isExternal())
+      return;
+    MLIRContext *ctx = &getContext();
+    IRRewriter rewriter(ctx);
+    TileSizeOptions opts{vectorBits, targetWorkgroups, tileScale};
+
+    // 1. The op whose result is stored into the first output buffer.
+    TilingInterface root;
+    fn.walk([&](bufferization::MaterializeInDestinationOp store) {
+      if (!root)
+        root = store.getSource().getDefiningOp<TilingInterface>();
+    });
+    if (root) {
+      TileSizes sizes = selectTileSizes(root, opts);
+      rewriter.setInsertionPoint(root);
+      // 2. Workgroup tiles: an scf.forall that becomes the grid.
+      FailureOr<TilingInterface> tiled = tileAndFuse(
+          rewriter, root, sizes.workgroup, scf::SCFTilingOptions::LoopType::ForallOp);
+      // 3. Cache tiles, then 4. vector-register tiles.
+      if (succeeded(tiled))
+        tiled = tileAndFuse(rewriter, *tiled, sizes.cache,
+                            scf::SCFTilingOptions::LoopType::ForOp);
+      if (succeeded(tiled))
+        tiled = tileAndFuse(rewriter, *tiled, sizes.vector,
+                            scf::SCFTilingOptions::LoopType::ForOp);
+      if (failed(tiled)) {
+        root->emitWarning() << "could not tile this dispatch; it runs as one "
+                               "workgroup of scalar loops";
+      }
+    }
+    // 5. Reduction loops.
+    tileReductions(rewriter, fn, opts);
+    {
+      RewritePatternSet patterns(ctx);
+      linalg::populateDecomposeConvolutionPatterns(patterns);
+      scf::ForOp::getCanonicalizationPatterns(patterns, ctx);
+      tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
+      affine::AffineMinOp::getCanonicalizationPatterns(patterns, ctx);
+      (void)applyPatternsGreedily(fn, std::move(patterns));
+    }
+    // 6. Vectorize every linalg op, masked where its shape is dynamic.
+    SmallVector<linalg::LinalgOp> candidates;
+    fn.walk([&](linalg::LinalgOp op) { candidates.push_back(op); });
+    for (linalg::LinalgOp op : candidates) {
+      SmallVector<int64_t> vectorSizes;
+      if (!op.hasDynamicShape()) {
+        // Static: the vectorizer takes the shapes.
+      } else if (std::optional<SmallVector<int64_t>> ub = loopUpperBounds(op);
+                 ub && readsInOrder(op)) {
+        vectorSizes = *ub;
+      } else {
+        ++numScalar;
+        continue;
+      }
+      rewriter.setInsertionPoint(op);
+      if (failed(linalg::vectorizeOpPrecondition(op, vectorSizes, {},
+                                                 /*vectorizeNDExtract=*/true))) {
+        ++numScalar;
+        continue;
+      }
+      FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
+          rewriter, op, vectorSizes, {}, /*vectorizeNDExtract=*/true,
+          /*flatten1DDepthwiseConv=*/false,
+          /*assumeDynamicDimsMatchVecSizes=*/false,
+          /*createNamedContraction=*/linalg::isaContractionOpInterface(op));
+      if (failed(result)) {
+        ++numScalar;
+        continue;
+      }
+      if (!result->replacements.empty())
+        rewriter.replaceOp(op, result->replacements);
+      else
+        rewriter.eraseOp(op);
+      ++numVectorized;
+    }
+    // 7. Fold slices into transfers and clean up.
+    RewritePatternSet patterns(ctx);
+    tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+    vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+    vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
+    scf::ForOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
+    (void)applyPatternsGreedily(fn, std::move(patterns));
+  }
+};
+
+} // namespace
+} // namespace jitrun

@@ -1,0 +1,173 @@
+//===- Jit.cpp - ORC LLJIT for jitrun kernels ----------------------------===//
+//
+// The JIT boundary: LLVM dialect -> LLVM IR -> host-tuned O3 -> machine code.
+// Errors come back as llvm::Error, never as aborts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/jit/Jit.h"
+
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <mutex>
+
+using namespace llvm;
+
+namespace jitrun {
+
+static Error makeError(const Twine &msg) {
+  return createStringError(inconvertibleErrorCode(), msg);
+}
+
+const HostCpu &hostCpu() {
+  static HostCpu cpu = [] {
+    HostCpu c;
+    c.name = sys::getHostCPUName().str();
+    SmallVector<std::string> feats;
+    for (auto &f : sys::getHostCPUFeatures()) {
+      feats.push_back((f.second ? "+" : "-") + f.first().str());
+      if (f.second && f.first() == "avx512f")
+        c.avx512 = true;
+      if (f.second && f.first() == "avx2")
+        c.avx2 = true;
+    }
+    llvm::sort(feats);
+    c.features = llvm::join(feats, ",");
+    return c;
+  }();
+  return cpu;
+}
+
+Expected<std::unique_ptr<KernelJit>> KernelJit::create(bool forceAvx2) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    InitializeNativeTarget();
+    InitializeNativeTargetAsmPrinter();
+  });
+  auto jtmb = orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return jtmb.takeError();
+  const HostCpu &host = hostCpu();
+  std::unique_ptr<KernelJit> self(new KernelJit());
+  self->cpu = host.name;
+  std::vector<std::string> feats;
+  for (StringRef f : llvm::split(host.features, ',')) {
+    if (forceAvx2 && f.starts_with("+avx512"))
+      feats.push_back(("-" + f.drop_front()).str());
+    else
+      feats.push_back(f.str());
+  }
+  self->features = llvm::join(feats, ",");
+  jtmb->setCPU(forceAvx2 ? "haswell" : host.name);
+  jtmb->getFeatures() = SubtargetFeatures();
+  jtmb->addFeatures(feats);
+  if (forceAvx2)
+    self->cpu = "haswell";
+  jtmb->setCodeGenOptLevel(CodeGenOptLevel::Aggressive);
+  auto jit = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  if (!jit)
+    return jit.takeError();
+  self->jit = std::move(*jit);
+  return self;
+}
+
+KernelJit::~KernelJit() = default;
+
+/// Adds `NAME_abi(ptr buffers, i64 wg)` that loads each buffer pointer and
+/// calls the bare-pointer kernel `NAME(ptr..., i64 wg)`.
+static Error addAbiWrapper(Module &m, StringRef name) {
+  Function *kernel = m.getFunction(name);
+  if (!kernel)
+    return makeError("kernel '" + name + "' is missing from its module");
+  LLVMContext &ctx = m.getContext();
+  Type *ptr = PointerType::getUnqual(ctx);
+  Type *i64 = Type::getInt64Ty(ctx);
+  auto *fnType = FunctionType::get(Type::getVoidTy(ctx), {ptr, i64}, false);
+  Function *abi = Function::Create(fnType, GlobalValue::ExternalLinkage,
+                                   name + "_abi", m);
+  IRBuilder<> b(BasicBlock::Create(ctx, "entry", abi));
+  SmallVector<Value *> args;
+  unsigned numParams = kernel->arg_size();
+  for (unsigned i = 0; i + 1 < numParams; ++i) {
+    if (!kernel->getArg(i)->getType()->isPointerTy())
+      return makeError("kernel '" + name + "' argument " + Twine(i) +
+                       " is not a buffer pointer");
+    Value *slot = b.CreateConstInBoundsGEP1_64(ptr, abi->getArg(0), i);
+    args.push_back(b.CreateLoad(ptr, slot));
+  }
+  args.push_back(abi->getArg(1));
+  b.CreateCall(kernel, args);
+  b.CreateRetVoid();
+  kernel->setLinkage(GlobalValue::InternalLinkage);
+  return Error::success();
+}
+
+Error KernelJit::addModule(mlir::ModuleOp module, ArrayRef<std::string> kernels) {
+  auto ctx = std::make_unique<LLVMContext>();
+  std::unique_ptr<Module> m = mlir::translateModuleToLLVMIR(module, *ctx);
+  if (!m)
+    return makeError("failed to translate a kernel module to LLVM IR");
+  for (const std::string &k : kernels)
+    if (Error e = addAbiWrapper(*m, k))
+      return e;
+  auto jtmb = orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return jtmb.takeError();
+  jtmb->setCPU(cpu);
+  jtmb->getFeatures() = SubtargetFeatures();
+  std::vector<std::string> featureList;
+  for (StringRef f : llvm::split(features, ','))
+    featureList.push_back(f.str());
+  jtmb->addFeatures(featureList);
+  jtmb->setCodeGenOptLevel(CodeGenOptLevel::Aggressive);
+  auto tm = jtmb->createTargetMachine();
+  if (!tm)
+    return tm.takeError();
+  m->setDataLayout((*tm)->createDataLayout());
+  m->setTargetTriple((*tm)->getTargetTriple());
+  for (Function &f : *m) {
+    if (f.isDeclaration())
+      continue;
+    f.addFnAttr("target-cpu", cpu);
+    f.addFnAttr("target-features", features);
+  }
+  std::string verifyMessage;
+  raw_string_ostream verifyStream(verifyMessage);
+  if (verifyModule(*m, &verifyStream))
+    return makeError("kernel module failed LLVM verification: " + verifyMessage);
+  {
+    LoopAnalysisManager lam;
+    FunctionAnalysisManager fam;
+    CGSCCAnalysisManager cgam;
+    ModuleAnalysisManager mam;
+    PassBuilder pb(tm->get());
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
+    mpm.run(*m, mam);
+  }
+  return jit->addIRModule(orc::ThreadSafeModule(std::move(m), std::move(ctx)));
+}
+
+Expected<KernelFn> KernelJit::lookup(StringRef name) {
+  auto addr = jit->lookup((name + "_abi").str());
+  if (!addr)
+    return addr.takeError();
+  return addr->toPtr<KernelFn>();
+}
+
+} // namespace jitrun

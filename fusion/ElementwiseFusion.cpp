@@ -1,0 +1,135 @@
+//===- ElementwiseFusion.cpp - jitrun's elementwise fusion policy --------===//
+//
+// The upstream elementwise fusion patterns are the mechanism; this file is the
+// policy. The control function never duplicates a producer that keeps other
+// uses, never fuses into a reduction through a broadcasting map, and caps the
+// operand count of the fused op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fusion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "jitrun-fusion-elementwise"
+
+namespace jitrun {
+#define GEN_PASS_DEF_ELEMENTWISEFUSIONPASS
+#include "fusion/Passes.h.inc"
+} // namespace jitrun
+
+using namespace mlir;
+
+namespace jitrun {
+
+bool isRootOp(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || isa<linalg::FillOp>(op))
+    return false;
+  return linalgOp.getNumReductionLoops() > 0;
+}
+
+bool isElementwiseOp(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || isa<linalg::FillOp>(op))
+    return false;
+  return linalgOp.getNumLoops() == linalgOp.getNumParallelLoops();
+}
+
+/// A producer that is cheap enough to recompute in each consumer: it reads
+/// nothing but scalars (a splat fill or a broadcast of a scalar/constant).
+static bool isCheapToRecompute(linalg::GenericOp producer) {
+  for (OpOperand *input : producer.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!type)
+      continue;
+    if (type.getNumElements() == 1)
+      continue;
+    if (auto cst = input->get().getDefiningOp<arith::ConstantOp>())
+      if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+        if (dense.isSplat())
+          continue;
+    return false;
+  }
+  return producer.getNumReductionLoops() == 0;
+}
+
+bool shouldFuseElementwise(OpOperand *fusedOperand, unsigned maxOperands) {
+  Operation *producerOp = fusedOperand->get().getDefiningOp();
+  auto producer = dyn_cast_or_null<linalg::GenericOp>(producerOp);
+  auto consumer = dyn_cast<linalg::GenericOp>(fusedOperand->getOwner());
+  if (!producer || !consumer)
+    return false;
+  // Fusing into a reduction through a broadcasting (non-permutation) map
+  // recomputes the producer once per reduced element.
+  AffineMap map = consumer.getMatchingIndexingMap(fusedOperand);
+  if (consumer.getNumReductionLoops() > 0 && !map.isPermutation())
+    return false;
+  // A lower-rank producer read through a broadcast in a higher-rank consumer
+  // would be recomputed per broadcast element; only cheap ones may be.
+  bool broadcasting = !map.isPermutation();
+  bool singleUse = llvm::all_of(producer->getUsers(),
+                                [&](Operation *u) { return u == consumer; });
+  if ((!singleUse || broadcasting) && !isCheapToRecompute(producer))
+    return false;
+  unsigned operands = consumer->getNumOperands() - 1 + producer->getNumOperands();
+  return operands <= maxOperands;
+}
+
+namespace {
+
+/// Generalizes named linalg ops whose loops are all parallel, fills excepted.
+struct GeneralizeElementwise
+    : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (isa<linalg::GenericOp, linalg::FillOp>(op) || !isElementwiseOp(op) ||
+        !op.hasPureTensorSemantics())
+      return failure();
+    return linalg::generalizeNamedOp(rewriter, op);
+  }
+};
+
+struct ElementwiseFusionPass final
+    : public impl::ElementwiseFusionPassBase<ElementwiseFusionPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    {
+      RewritePatternSet patterns(ctx);
+      populateGeneralizeElementwisePatterns(patterns);
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
+    numGenericBefore = countGenerics(func);
+    RewritePatternSet patterns(ctx);
+    unsigned cap = maxOperands;
+    linalg::populateElementwiseOpsFusionPatterns(
+        patterns, [cap](OpOperand *operand) {
+          return shouldFuseElementwise(operand, cap);
+        });
+    linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+    // The greedy driver runs the patterns to a fixed point.
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+    numGenericAfter = countGenerics(func);
+  }
+
+  static unsigned countGenerics(func::FuncOp func) {
+    unsigned n = 0;
+    func.walk([&](linalg::GenericOp) { ++n; });
+    return n;
+  }
+};
+
+} // namespace
+
+void populateGeneralizeElementwisePatterns(RewritePatternSet &patterns) {
+  patterns.add<GeneralizeElementwise>(patterns.getContext());
+}
+
+} // namespace jitrun

@@ -1,0 +1,79 @@
+//===- Passes.h - jitrun fusion passes --------------------------*- C++ -*-===//
+//
+// Declarations of the fusion-phase passes, their options and the pipeline that
+// strings them together. The mechanism (upstream patterns) lives apart from
+// jitrun's policy (control functions, root selection), which is declared here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JITRUN_FUSION_PASSES_H
+#define JITRUN_FUSION_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace jitrun {
+
+/// How hard dispatch formation fuses.
+enum class FusionMode { Default, Aggressive, None };
+
+/// Parses "default", "aggressive" or "none".
+std::optional<FusionMode> parseFusionMode(llvm::StringRef s);
+llvm::StringRef fusionModeName(FusionMode mode);
+
+/// Options of the fusion phase.
+struct FusionOptions {
+  FusionMode mode = FusionMode::Default;
+  /// Largest operand count of a fused elementwise op.
+  unsigned maxOperands = 16;
+};
+
+/// True for ops that anchor a dispatch: linalg ops with a reduction loop
+/// (contractions, convolutions, pooling, reductions).
+bool isRootOp(mlir::Operation *op);
+
+/// True for linalg ops whose loops are all parallel (elementwise, broadcast,
+/// transpose), fills excluded.
+bool isElementwiseOp(mlir::Operation *op);
+
+/// jitrun's elementwise fusion policy, for the upstream fusion patterns: fuse a
+/// producer only when it is not duplicated (single use) or is cheap, never
+/// into a reduction through a broadcasting map, and never past `maxOperands`.
+bool shouldFuseElementwise(mlir::OpOperand *fusedOperand, unsigned maxOperands);
+
+/// Rewrites named all-parallel linalg ops (linalg.add, linalg.transpose, ...)
+/// as linalg.generic so that elementwise fusion sees them.
+void populateGeneralizeElementwisePatterns(mlir::RewritePatternSet &patterns);
+
+/// Name of the unit attribute that marks outlined dispatch functions.
+constexpr llvm::StringLiteral kDispatchAttrName = "jitrun.dispatch";
+
+// Names the generated pass declarations use unqualified.
+using mlir::ModuleOp;
+namespace func = mlir::func;
+namespace linalg = mlir::linalg;
+namespace tensor = mlir::tensor;
+
+#define GEN_PASS_DECL
+#include "fusion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "fusion/Passes.h.inc"
+
+/// Import cleanup that every model gets before fusion: TOSA to linalg (when
+/// TOSA ops are present), pad and concat decomposition, canonicalization.
+void buildImportPipeline(mlir::OpPassManager &pm);
+
+/// The fusion phase, one pass a line.
+void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options);
+
+/// Registers `jitrun-import-pipeline` and `jitrun-fusion-pipeline` with the
+/// fusion passes, so jit-opt and jitrun run the same sequence.
+void registerFusionPasses();
+
+} // namespace jitrun
+
+#endif // JITRUN_FUSION_PASSES_H

@@ -1,0 +1,69 @@
+//===- Passes.td - jitrun fusion passes -------------------*- tablegen -*-===//
+//
+// Linalg-on-tensors passes that decide how many kernels a model becomes:
+// elementwise fusion under jitrun's control function, then dispatch region
+// formation and outlining into one function per kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JITRUN_FUSION_PASSES
+#define JITRUN_FUSION_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ElementwiseFusionPass : Pass<"jitrun-fusion-elementwise", "func::FuncOp"> {
+  let summary = "Fuse elementwise linalg ops without introducing redundant work";
+  let description = [{
+    Runs the upstream elementwise fusion patterns to a fixed point, steered by
+    jitrun's control function: a producer is only fused into its consumer when
+    the consumer is its single use (so nothing is computed twice), or when the
+    producer is cheap to recompute (a splat or scalar broadcast). Fusion into a
+    reduction through a broadcasting map is refused, since it would recompute
+    the producer once per reduced element. Named elementwise ops are
+    generalized first so that the patterns see them.
+  }];
+  let options = [
+    Option<"maxOperands", "max-operands", "unsigned", /*default=*/"16",
+           "Refuse a fusion whose result would have more operands than this">,
+  ];
+  let statistics = [
+    Statistic<"numGenericBefore", "generic-before", "linalg.generic ops before fusion">,
+    Statistic<"numGenericAfter", "generic-after", "linalg.generic ops after fusion">,
+  ];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
+}
+
+def DecomposeHostOpsPass : Pass<"jitrun-fusion-decompose-host-ops", "func::FuncOp"> {
+  let summary = "Rewrite tensor.pad and tensor.concat as fills and slice copies";
+  let description = [{
+    The host program runs fills and slice copies as memset/memcpy-like
+    commands; padding and concatenation become exactly those, so that no
+    kernel is needed for them and the following convolution sees a plain
+    tensor.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
+}
+
+def FormDispatchesPass : Pass<"jitrun-fusion-form-dispatches", "ModuleOp"> {
+  let summary = "Group ops into dispatch regions and outline each as a kernel function";
+  let description = [{
+    Each root (a linalg op with a reduction loop: matmul, convolution,
+    pooling, reductions) takes the fill that initializes it and the chain of
+    elementwise consumers that read its result through a permutation; every
+    other linalg op becomes a dispatch of its own. Each region is outlined
+    into a private function marked `jitrun.dispatch` and replaced by a
+    `func.call`. What stays in the host function (constants, tensor.empty,
+    reshapes, lone fills and slice copies) is run by the host program.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"default\"",
+           "Fusion mode: default, aggressive or none (one op per dispatch)">,
+  ];
+  let statistics = [
+    Statistic<"numRoots", "root-ops", "Root ops that anchor dispatches">,
+    Statistic<"numRegions", "dispatch-regions", "Dispatch regions formed">,
+  ];
+  let dependentDialects = ["func::FuncDialect", "linalg::LinalgDialect", "tensor::TensorDialect"];
+}
+
+#endif // JITRUN_FUSION_PASSES

@@ -1,0 +1,62 @@
+//===- Pipeline.cpp - the import and fusion pipelines --------------------===//
+//
+// Both phases as a list, one pass a line, registered as named pipelines so
+// that jit-opt and jitrun run exactly the same sequence.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fusion/Passes.h"
+
+#include "mlir/Conversion/TosaToArith/TosaToArith.h"
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Conversion/TosaToSCF/TosaToSCF.h"
+#include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace jitrun {
+
+void buildImportPipeline(OpPassManager &pm) {
+  OpPassManager &fn = pm.nest<func::FuncOp>();
+  // 1. TOSA graphs to linalg on tensors (no-ops on linalg input).
+  fn.addPass(createTosaToSCFPass());
+  fn.addPass(tosa::createTosaToLinalgNamed());
+  fn.addPass(tosa::createTosaToLinalg());
+  fn.addPass(createTosaToArithPass(TosaToArithPassOptions{
+      /*includeApplyRescale=*/true, /*use32Bit=*/false}));
+  fn.addPass(createTosaToTensorPass());
+  // 2. Canonicalize (also removes leftover tosa.const_shape).
+  pm.addPass(createCanonicalizerPass());
+  // 3. Padding and concatenation as fills and slice copies.
+  pm.addNestedPass<func::FuncOp>(createDecomposeHostOpsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
+  // 1. Elementwise fusion to a fixed point under jitrun's control function.
+  if (options.mode != FusionMode::None)
+    pm.addNestedPass<func::FuncOp>(
+        createElementwiseFusionPass(ElementwiseFusionPassOptions{options.maxOperands}));
+  // 2. Clean up what fusion left.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // 3. Dispatch regions, outlined as kernel functions.
+  pm.addPass(createFormDispatchesPass(
+      FormDispatchesPassOptions{fusionModeName(options.mode).str()}));
+}
+
+void registerFusionPasses() {
+  registerJitrunFusionPasses();
+  PassPipelineRegistration<>("jitrun-import-pipeline",
+                             "Import cleanup: TOSA to linalg, pad/concat decomposition",
+                             [](OpPassManager &pm) { buildImportPipeline(pm); });
+  PassPipelineRegistration<>("jitrun-fusion-pipeline",
+                             "Elementwise fusion and dispatch formation (default mode)",
+                             [](OpPassManager &pm) {
+                               buildFusionPipeline(pm, FusionOptions{});
+                             });
+}
+
+} // namespace jitrun

@@ -1,0 +1,102 @@
+//===- Model.h - a compiled model: kernels plus a host program -*- C++ -*-===//
+//
+// The driver of the whole path: import a .mlir/.mlirbc file, fuse, form
+// dispatches, compile each distinct kernel through the codegen pipeline and
+// ORC, and turn the host function into a list of commands (dispatch, fill,
+// copy) over buffers allocated once and reused by every run.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JITRUN_RUNTIME_MODEL_H
+#define JITRUN_RUNTIME_MODEL_H
+
+#include "runtime/Tensor.h"
+#include "runtime/ThreadPool.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class PassManager;
+} // namespace mlir
+
+namespace jitrun {
+
+/// Everything that steers compilation.
+struct CompileOptions {
+  /// Entry point; empty picks the only public function, else @main.
+  std::string function;
+  /// "default", "aggressive" or "none".
+  std::string fusion = "default";
+  /// The slow, simple reference path: no fusion, no tiling, no vectors.
+  bool reference = false;
+  /// Drop AVX-512 and generate AVX2 code.
+  bool forceAvx2 = false;
+  uint64_t stackLimitBytes = 32768;
+  bool failOnStackLimit = true;
+  /// Lets a tool apply MLIR's command-line pass manager options
+  /// (--mlir-print-ir-after-all, --mlir-timing, ...) to every pass manager.
+  std::function<void(mlir::PassManager &)> configurePassManager;
+};
+
+/// The counts of SPEC.md's statistics, for one compiled function.
+struct Statistics {
+  std::string function, fusion;
+  int64_t genericBefore = 0, genericAfter = 0, rootOps = 0, dispatchRegions = 0,
+          dispatches = 0, executables = 0, fills = 0, copies = 0, workgroups = 0,
+          transientBytes = 0, stackBytesMax = 0;
+  /// Kernels (distinct) whose innermost code is vector code, and those left
+  /// with scalar loops somewhere.
+  int64_t vectorizedOps = 0, scalarOps = 0;
+  double compileSeconds = 0;
+};
+
+/// The type of one input or output.
+struct TensorSpec {
+  ElementType type;
+  std::vector<int64_t> shape;
+  std::string str() const;
+};
+
+class HostProgram;
+
+/// A model compiled for this host. Load and compile once, run many times.
+class CompiledModel {
+public:
+  /// Reads `path` (MLIR text or bytecode, detected from the content).
+  static llvm::Expected<std::unique_ptr<CompiledModel>>
+  compileFile(llvm::StringRef path, const CompileOptions &options);
+  /// Compiles a model held in memory; `name` is used in messages.
+  static llvm::Expected<std::unique_ptr<CompiledModel>>
+  compileBuffer(llvm::StringRef bytes, llvm::StringRef name,
+                const CompileOptions &options);
+  ~CompiledModel();
+
+  const std::vector<TensorSpec> &inputs() const;
+  const std::vector<TensorSpec> &outputs() const;
+  const Statistics &statistics() const;
+  /// Warnings raised while compiling (e.g. a stack limit in warning mode).
+  const std::vector<std::string> &warnings() const;
+
+  /// Runs the model; inputs must match inputs() in count, shape and type.
+  /// Runs are serialized (intermediates are shared).
+  llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<const HostTensor *> inputs,
+                                              ThreadPool &pool);
+
+  /// The implementation (compiler driver and host program), opaque here.
+  struct Impl;
+
+private:
+  CompiledModel();
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace jitrun
+
+#endif // JITRUN_RUNTIME_MODEL_H

@@ -1,0 +1,187 @@
+//===- ThreadPool.cpp - Worker threads for workgroup grids ----------------===//
+//
+// One grid at a time: the submitter publishes a Grid under the mutex, wakes
+// as many workers as there are chunks to share, runs chunks itself, then
+// waits until every worker that joined the grid has left it. Workers sleep on
+// a condition variable between grids, so an idle pool costs no CPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/ThreadPool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <system_error>
+
+using namespace jitrun;
+
+/// One parallelFor in flight.
+struct ThreadPool::Grid {
+  Grid(const ThreadPool *pool, int64_t count, uint64_t chunk,
+       llvm::function_ref<llvm::Error(int64_t)> fn)
+      : pool(pool), count(static_cast<uint64_t>(count)), chunk(chunk), fn(fn) {}
+
+  const ThreadPool *pool;
+  const uint64_t count;
+  const uint64_t chunk;
+  llvm::function_ref<llvm::Error(int64_t)> fn;
+
+  /// The next index to hand out. Unsigned: overshooting `count` by a few
+  /// chunks must not overflow.
+  std::atomic<uint64_t> next{0};
+  /// Set once an error is recorded; stops the hand-out.
+  std::atomic<bool> failed{false};
+  std::mutex errorMutex;
+  llvm::Error firstError = llvm::Error::success();
+
+  /// Workers currently inside runGrid; guarded by ThreadPool::mutex.
+  unsigned activeWorkers = 0;
+};
+
+/// The pool whose task the current thread is running, to run nested
+/// parallelFor calls inline instead of deadlocking on submitMutex.
+static thread_local const ThreadPool *activePool = nullptr;
+
+/// Calls fn(i), turning an escaping exception into an error.
+static llvm::Error callTask(llvm::function_ref<llvm::Error(int64_t)> fn,
+                            int64_t i) {
+#if defined(__cpp_exceptions)
+  try {
+    return fn(i);
+  } catch (const std::exception &e) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "parallelFor task %lld threw an exception: "
+                                   "%s",
+                                   static_cast<long long>(i), e.what());
+  } catch (...) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "parallelFor task %lld threw an exception",
+                                   static_cast<long long>(i));
+  }
+#else
+  return fn(i);
+#endif
+}
+
+void ThreadPool::runGrid(Grid &grid) {
+  const ThreadPool *outer = activePool;
+  activePool = grid.pool;
+  while (!grid.failed.load(std::memory_order_relaxed)) {
+    uint64_t begin = grid.next.fetch_add(grid.chunk, std::memory_order_relaxed);
+    if (begin >= grid.count)
+      break;
+    uint64_t end = std::min(grid.count, begin + grid.chunk);
+    for (uint64_t i = begin; i < end; ++i) {
+      if (grid.failed.load(std::memory_order_relaxed))
+        break;
+      llvm::Error err = callTask(grid.fn, static_cast<int64_t>(i));
+      if (!err)
+        continue;
+      std::lock_guard<std::mutex> lock(grid.errorMutex);
+      if (grid.firstError) {
+        llvm::consumeError(std::move(err));
+      } else {
+        grid.firstError = std::move(err);
+        grid.failed.store(true, std::memory_order_relaxed);
+      }
+      break;
+    }
+  }
+  activePool = outer;
+}
+
+ThreadPool::ThreadPool(unsigned numThreads) {
+  unsigned n = numThreads ? numThreads : std::thread::hardware_concurrency();
+  if (n == 0)
+    n = 1;
+  workers.reserve(n - 1);
+  for (unsigned i = 1; i < n; ++i) {
+#if defined(__cpp_exceptions)
+    try {
+      workers.emplace_back([this] { workerLoop(); });
+    } catch (const std::exception &) {
+      break; // Keep the threads we have; numThreads() reports them.
+    }
+#else
+    workers.emplace_back([this] { workerLoop(); });
+#endif
+  }
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stopping = true;
+  }
+  wake.notify_all();
+  for (std::thread &worker : workers)
+    worker.join();
+}
+
+void ThreadPool::workerLoop() {
+  uint64_t seen = 0;
+  std::unique_lock<std::mutex> lock(mutex);
+  while (true) {
+    wake.wait(lock,
+              [&] { return stopping || (current && generation != seen); });
+    if (stopping)
+      return;
+    seen = generation;
+    Grid *grid = current;
+    ++grid->activeWorkers;
+    lock.unlock();
+    runGrid(*grid);
+    lock.lock();
+    // The submitter frees `grid` once it sees zero; do not touch it after.
+    if (--grid->activeWorkers == 0)
+      idle.notify_all();
+  }
+}
+
+llvm::Error
+ThreadPool::parallelFor(int64_t count,
+                        llvm::function_ref<llvm::Error(int64_t)> fn) {
+  if (count < 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "parallelFor: negative count %lld",
+                                   static_cast<long long>(count));
+  if (count == 0)
+    return llvm::Error::success();
+
+  // No workers, a single index, or a nested call: run inline.
+  if (workers.empty() || count == 1 || activePool == this) {
+    Grid grid(this, count, static_cast<uint64_t>(count), fn);
+    runGrid(grid);
+    return std::move(grid.firstError);
+  }
+
+  std::lock_guard<std::mutex> submit(submitMutex);
+  // About four chunks per thread balances uneven workgroups against the
+  // cost of the atomic hand-out.
+  uint64_t threads = numThreads();
+  uint64_t chunk =
+      std::max<uint64_t>(1, static_cast<uint64_t>(count) / (threads * 4));
+  uint64_t chunks = (static_cast<uint64_t>(count) + chunk - 1) / chunk;
+  Grid grid(this, count, chunk, fn);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    current = &grid;
+    ++generation;
+  }
+  uint64_t helpers = std::min<uint64_t>(workers.size(), chunks - 1);
+  if (helpers == workers.size())
+    wake.notify_all();
+  else
+    for (uint64_t i = 0; i < helpers; ++i)
+      wake.notify_one();
+
+  runGrid(grid);
+
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    current = nullptr;
+    idle.wait(lock, [&] { return grid.activeWorkers == 0; });
+  }
+  return std::move(grid.firstError);
+}

@@ -1,0 +1,82 @@
+//===- ThreadPool.h - Worker threads for workgroup grids ------------------===//
+//
+// The executor runs each dispatch as a grid of independent workgroups. This
+// pool keeps a fixed set of threads asleep on a condition variable and, for
+// one grid at a time, hands out workgroup indices from an atomic counter to
+// the workers and to the calling thread. The first error wins (as in IREE's
+// task scopes) and stops the hand-out of further indices.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JITRUN_RUNTIME_THREADPOOL_H
+#define JITRUN_RUNTIME_THREADPOOL_H
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Error.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace jitrun {
+
+/// A fixed pool of worker threads that runs index-space grids.
+///
+/// `numThreads` counts the caller: 1 means no worker threads and everything
+/// runs on the calling thread; N means N-1 workers plus the caller, which
+/// takes part in every parallelFor. Idle workers block on a condition
+/// variable and use no CPU.
+///
+/// Concurrency: parallelFor may be called from several threads at once; the
+/// calls are serialized (one grid runs at a time, the others wait on a
+/// mutex). A parallelFor issued from inside a task of the same pool runs its
+/// grid inline on that thread instead of deadlocking.
+class ThreadPool {
+public:
+  /// Creates the pool; 0 means std::thread::hardware_concurrency(). If the
+  /// system refuses to create a thread, the pool keeps the ones it got.
+  explicit ThreadPool(unsigned numThreads);
+  /// Wakes and joins every worker. No parallelFor may be running.
+  ~ThreadPool();
+
+  ThreadPool(const ThreadPool &) = delete;
+  ThreadPool &operator=(const ThreadPool &) = delete;
+
+  /// The number of threads that run a grid, the caller included (>= 1).
+  unsigned numThreads() const {
+    return static_cast<unsigned>(workers.size()) + 1;
+  }
+
+  /// Runs fn(i) exactly once for every i in [0, count) and returns when all
+  /// calls have finished. Indices are handed out in chunks from an atomic
+  /// counter. If a call returns an error, indices not yet started may be
+  /// skipped; the first error is returned and later ones are consumed. An
+  /// exception escaping fn becomes an error. count == 0 returns success at
+  /// once; a negative count is an error.
+  llvm::Error parallelFor(int64_t count,
+                          llvm::function_ref<llvm::Error(int64_t)> fn);
+
+private:
+  struct Grid;
+  static void runGrid(Grid &grid);
+  void workerLoop();
+
+  std::vector<std::thread> workers;
+
+  /// Serializes parallelFor calls.
+  std::mutex submitMutex;
+
+  /// Guards everything below; `wake` wakes workers, `idle` the submitter.
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::condition_variable idle;
+  Grid *current = nullptr;
+  uint64_t generation = 0;
+  bool stopping = false;
+};
+
+} // namespace jitrun
+
+#endif // JITRUN_RUNTIME_THREADPOOL_H

@@ -1,0 +1,9 @@
+// An op name that does not exist in a dialect jitrun does load (linalg).
+// RUN: sh -c '%jitrun %s --input=4xf32=1 2>%t.err; test $? -eq 1'
+// RUN: FileCheck %s < %t.err
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: unknown_op_known_dialect.mlir:[[@LINE+2]]:{{[0-9]+}}: error:
+  // CHECK-SAME: linalg.frobnicate
+  %r = "linalg.frobnicate"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

@@ -1,0 +1,20 @@
+# lit configuration of jitrun's IR and CLI tests (tests/**/*.mlir).
+import os
+import lit.formats
+
+config.name = "jitrun"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.jitrun_obj_root, "tests")
+config.excludes = ["Inputs", "unit", "e2e", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
+
+tools = os.path.join(config.jitrun_obj_root, "tools")
+config.substitutions.append(("%jitrun", os.path.join(tools, "jitrun")))
+config.substitutions.append(("%jit-opt", os.path.join(tools, "jit-opt")))
+config.substitutions.append(("%models", os.path.join(config.jitrun_obj_root, "models")))
+config.substitutions.append(("%shared", config.shared_dir))
+config.environment["PATH"] = os.pathsep.join(
+    [tools, config.llvm_tools_dir, config.environment.get("PATH", "")])
+if os.path.isdir(os.path.join(config.shared_dir, "corpus")):
+    config.available_features.add("corpus")
