@@ -198,13 +198,14 @@ struct TileAndVectorizePass final
         continue;
       }
       rewriter.setInsertionPoint(op);
-      if (failed(linalg::vectorizeOpPrecondition(op, vectorSizes, {},
+      SmallVector<bool> scalable(vectorSizes.size(), false);
+      if (failed(linalg::vectorizeOpPrecondition(op, vectorSizes, scalable,
                                                  /*vectorizeNDExtract=*/true))) {
         ++numScalar;
         continue;
       }
       FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
-          rewriter, op, vectorSizes, {}, /*vectorizeNDExtract=*/true,
+          rewriter, op, vectorSizes, scalable, /*vectorizeNDExtract=*/true,
           /*flatten1DDepthwiseConv=*/false,
           /*assumeDynamicDimsMatchVecSizes=*/false,
           /*createNamedContraction=*/linalg::isaContractionOpInterface(op));
