@@ -53,7 +53,7 @@ struct Statistics {
           transientBytes = 0, stackBytesMax = 0;
   /// Kernels (distinct) whose innermost code is vector code, and those left
   /// with scalar loops somewhere.
-  int64_t vectorizedOps = 0, scalarOps = 0;
+  int64_t vectorizedOps = 0, scalarOps = 0; // distinct kernels: all vector code, or with scalar loops
   double compileSeconds = 0;
 };
 

@@ -108,6 +108,8 @@ static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, String
     row("workgroups", s.workgroups);
     row("transient_bytes", s.transientBytes);
     row("stack_bytes_max", s.stackBytesMax);
+    row("vector_kernels", s.vectorizedOps);
+    row("scalar_kernels", s.scalarOps);
     os << "  compile_seconds     " << format("%.3f", s.compileSeconds) << "\n";
   }
 }
