@@ -27,3 +27,10 @@ test: build
 
 clean:
 	rm -rf $(BUILD)
+
+# `make bench`: jitrun vs oneDNN side by side (BENCH_FLAGS=--threads=2 ...).
+BENCH_FLAGS ?=
+.PHONY: bench
+bench: configure
+	cmake --build $(BUILD) --target jitrun-bench -j $(JOBS)
+	$(BUILD)/tools/jitrun-bench $(BENCH_FLAGS)

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 
 #define DEBUG_TYPE "jitrun-codegen-bufferize"
 
@@ -46,6 +47,19 @@ struct BufferizeDispatchPass final
     bufferization::BufferizationState state;
     if (failed(bufferization::runOneShotBufferize(getOperation(), options, state)))
       return signalPassFailure();
+    // Copies that bufferization inserted (out-of-place tiles) are vector
+    // code too when their shapes are static.
+    SmallVector<linalg::CopyOp> copies;
+    getOperation()->walk([&](linalg::CopyOp copy) {
+      if (!copy.hasDynamicShape())
+        copies.push_back(copy);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::CopyOp copy : copies) {
+      rewriter.setInsertionPoint(copy);
+      if (succeeded(linalg::vectorize(rewriter, copy)))
+        rewriter.eraseOp(copy);
+    }
   }
 };
 } // namespace

@@ -122,7 +122,7 @@ static std::optional<SmallVector<int64_t>> loopUpperBounds(linalg::LinalgOp op) 
 /// the loop order; masked vectorization of transposing reads is not reliable.
 static bool readsInOrder(linalg::LinalgOp op) {
   for (AffineMap map : op.getIndexingMapsArray()) {
-    if (!map.isProjectedPermutation())
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
       return false;
     int64_t last = -1;
     for (AffineExpr e : map.getResults()) {

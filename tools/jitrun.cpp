@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/Passes.h"
+#include "fusion/Passes.h"
 #include "runtime/InputSpec.h"
 #include "runtime/Model.h"
 #include "runtime/Npy.h"
@@ -159,6 +161,9 @@ int main(int argc, char **argv) {
   argc = static_cast<int>(argvList.size());
   argvList.push_back(nullptr);
   argv = argvList.data();
+  // Named so that --mlir-print-ir-after=PASS and friends can refer to them.
+  jitrun::registerFusionPasses();
+  jitrun::registerCodegenPasses();
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerPassManagerCLOptions();
