@@ -11,6 +11,9 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #define DEBUG_TYPE "jitrun-codegen-bufferize"
 
@@ -23,6 +26,43 @@ using namespace mlir;
 
 namespace jitrun {
 namespace {
+
+/// True when `a` and `b` name the same memory: the same value, or subviews
+/// with equal offsets, sizes and strides of views that are themselves the same.
+static Value throughLoops(Value v) {
+  // A loop result whose body yields its own iteration argument unchanged is
+  // the loop's initial value.
+  auto result = dyn_cast<OpResult>(v);
+  auto loop = result ? dyn_cast<scf::ForOp>(result.getOwner()) : scf::ForOp();
+  if (!loop)
+    return v;
+  unsigned i = result.getResultNumber();
+  if (throughLoops(loop.getYieldedValues()[i]) != loop.getRegionIterArgs()[i])
+    return v;
+  return throughLoops(loop.getInitArgs()[i]);
+}
+
+static bool isSameView(Value a, Value b) {
+  a = throughLoops(a);
+  b = throughLoops(b);
+  if (a == b)
+    return true;
+  auto sa = a.getDefiningOp<memref::SubViewOp>();
+  auto sb = b.getDefiningOp<memref::SubViewOp>();
+  if (!sa || !sb || sa.getType() != sb.getType() ||
+      !isSameView(sa.getSource(), sb.getSource()))
+    return false;
+  auto same = [](ArrayRef<OpFoldResult> x, ArrayRef<OpFoldResult> y) {
+    return x.size() == y.size() &&
+           llvm::all_of(llvm::zip(x, y), [](auto p) {
+             return isEqualConstantIntOrValue(std::get<0>(p), std::get<1>(p));
+           });
+  };
+  return same(sa.getMixedOffsets(), sb.getMixedOffsets()) &&
+         same(sa.getMixedSizes(), sb.getMixedSizes()) &&
+         same(sa.getMixedStrides(), sb.getMixedStrides());
+}
+
 struct BufferizeDispatchPass final
     : public impl::BufferizeDispatchPassBase<BufferizeDispatchPass> {
   using Base::Base;
@@ -47,14 +87,17 @@ struct BufferizeDispatchPass final
     bufferization::BufferizationState state;
     if (failed(bufferization::runOneShotBufferize(getOperation(), options, state)))
       return signalPassFailure();
-    // Copies that bufferization inserted (out-of-place tiles) are vector
-    // code too when their shapes are static.
+    // Storing a tile into the buffer it was computed in leaves a copy of a
+    // view onto itself: drop it. Other copies that bufferization inserted
+    // (out-of-place tiles) are vector code too when their shapes are static.
     SmallVector<linalg::CopyOp> copies;
+    IRRewriter rewriter(&getContext());
     getOperation()->walk([&](linalg::CopyOp copy) {
-      if (!copy.hasDynamicShape())
+      if (isSameView(copy.getInputs()[0], copy.getOutputs()[0]))
+        rewriter.eraseOp(copy);
+      else if (!copy.hasDynamicShape())
         copies.push_back(copy);
     });
-    IRRewriter rewriter(&getContext());
     for (linalg::CopyOp copy : copies) {
       rewriter.setInsertionPoint(copy);
       if (succeeded(linalg::vectorize(rewriter, copy)))

@@ -248,8 +248,12 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
     FailureOr<linalg::ConvolutionDimensions> dims = linalg::inferConvolutionDims(op);
     if (succeeded(dims) && !dims->filterLoop.empty()) {
       // All filter loops but the last by 1: the op becomes a 1-D convolution.
-      for (unsigned i = 0; i + 1 < dims->filterLoop.size(); ++i)
-        sizes[dims->filterLoop[i]] = 1;
+      // NCHW depthwise has no 1-D vectorizer: every filter loop by 1, and
+      // it becomes a strided elementwise multiply-add.
+      bool allTaps = isa<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation());
+      for (unsigned i = 0; i < dims->filterLoop.size(); ++i)
+        if (allTaps || i + 1 < dims->filterLoop.size())
+          sizes[dims->filterLoop[i]] = 1;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       for (unsigned c : dims->inputChannel)
         if (!ShapedType::isDynamic(ranges[c]))

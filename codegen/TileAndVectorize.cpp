@@ -83,6 +83,94 @@ static void tileReductions(RewriterBase &rewriter, func::FuncOp fn,
   }
 }
 
+/// A convolution whose filter window has been tiled to one tap reads its
+/// input through `out * stride`: the same as an elementwise-with-reduction
+/// generic over a strided slice of the input. This rewrites it so, for the
+/// layouts the 1-D convolution vectorizer does not take (NCHW depthwise).
+static FailureOr<linalg::GenericOp> unitWindowConvToGeneric(RewriterBase &rewriter,
+                                                            linalg::LinalgOp op) {
+  if (!isa<linalg::ConvolutionOpInterface>(op.getOperation()) ||
+      op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || op.hasDynamicShape())
+    return failure();
+  FailureOr<linalg::ConvolutionDimensions> dims = linalg::inferConvolutionDims(op);
+  if (failed(dims))
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (unsigned f : dims->filterLoop)
+    if (ranges[f] != 1)
+      return failure();
+  MLIRContext *ctx = op->getContext();
+  unsigned numLoops = op.getNumLoops();
+  // Filter loops are 0: substitute them away from the input map.
+  SmallVector<AffineExpr> repl;
+  for (unsigned d = 0; d < numLoops; ++d)
+    repl.push_back(llvm::is_contained(dims->filterLoop, d)
+                       ? getAffineConstantExpr(0, ctx)
+                       : getAffineDimExpr(d, ctx));
+  OpOperand *input = op.getDpsInputOperand(0);
+  AffineMap inMap = op.getMatchingIndexingMap(input)
+                        .replaceDimsAndSymbols(repl, {}, numLoops, 0);
+  auto inType = cast<RankedTensorType>(input->get().getType());
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  SmallVector<AffineExpr> newResults;
+  SmallVector<int64_t> sliceShape;
+  for (AffineExpr e : inMap.getResults()) {
+    e = simplifyAffineExpr(e, numLoops, 0);
+    int64_t stride = 1;
+    AffineExpr dim = e;
+    if (auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+        bin && e.getKind() == AffineExprKind::Mul) {
+      auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
+      if (!c || !isa<AffineDimExpr>(bin.getLHS()))
+        return failure();
+      stride = c.getValue();
+      dim = bin.getLHS();
+    }
+    if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+      // A dimension indexed only by filter taps (extent-1 window): tap 0.
+      if (c.getValue() != 0)
+        return failure();
+      offsets.push_back(rewriter.getIndexAttr(0));
+      sizes.push_back(rewriter.getIndexAttr(1));
+      strides.push_back(rewriter.getIndexAttr(1));
+      sliceShape.push_back(1);
+      newResults.push_back(getAffineConstantExpr(0, ctx));
+      continue;
+    }
+    auto d = dyn_cast<AffineDimExpr>(dim);
+    if (!d)
+      return failure();
+    int64_t extent = ranges[d.getPosition()];
+    offsets.push_back(rewriter.getIndexAttr(0));
+    sizes.push_back(rewriter.getIndexAttr(extent));
+    strides.push_back(rewriter.getIndexAttr(stride));
+    sliceShape.push_back(extent);
+    newResults.push_back(d);
+  }
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto sliceType = RankedTensorType::get(sliceShape, inType.getElementType());
+  Value slice = tensor::ExtractSliceOp::create(rewriter, loc, sliceType,
+                                               input->get(), offsets, sizes, strides);
+  // The constant-0 results of the new map are not projected permutations the
+  // vectorizer accepts as reads; give those slice dimensions to a filter loop
+  // of extent 1 instead.
+  for (AffineExpr &e : newResults)
+    if (isa<AffineConstantExpr>(e))
+      e = getAffineDimExpr(dims->filterLoop.front(), ctx);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  maps[0] = AffineMap::get(numLoops, 0, newResults, ctx);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, op->getResultTypes(),
+      ValueRange{slice, op.getDpsInputOperand(1)->get()},
+      ValueRange{op.getDpsInitOperand(0)->get()}, maps,
+      op.getIteratorTypesArray());
+  rewriter.inlineRegionBefore(op->getRegion(0), generic.getRegion(),
+                              generic.getRegion().begin());
+  rewriter.replaceOp(op, generic->getResults());
+  return generic;
+}
+
 /// Upper bounds of the loop ranges of `op`, for masked vectorization.
 static std::optional<SmallVector<int64_t>> loopUpperBounds(linalg::LinalgOp op) {
   SmallVector<int64_t> bounds = op.getStaticLoopRanges();
@@ -119,15 +207,17 @@ static std::optional<SmallVector<int64_t>> loopUpperBounds(linalg::LinalgOp op) 
 }
 
 /// True when every operand is read through a projected permutation that keeps
-/// the loop order; masked vectorization of transposing reads is not reliable.
+/// the loop order, ignoring loops of extent 1; masked vectorization of
+/// transposing reads is not reliable.
 static bool readsInOrder(linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   for (AffineMap map : op.getIndexingMapsArray()) {
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
       return false;
     int64_t last = -1;
     for (AffineExpr e : map.getResults()) {
       auto d = dyn_cast<AffineDimExpr>(e);
-      if (!d)
+      if (!d || ranges[d.getPosition()] == 1)
         continue;
       if (static_cast<int64_t>(d.getPosition()) < last)
         return false;
@@ -201,8 +291,15 @@ struct TileAndVectorizePass final
       SmallVector<bool> scalable(vectorSizes.size(), false);
       if (failed(linalg::vectorizeOpPrecondition(op, vectorSizes, scalable,
                                                  /*vectorizeNDExtract=*/true))) {
-        ++numScalar;
-        continue;
+        FailureOr<linalg::GenericOp> generic = unitWindowConvToGeneric(rewriter, op);
+        if (failed(generic) ||
+            failed(linalg::vectorizeOpPrecondition(*generic, vectorSizes, scalable,
+                                                   /*vectorizeNDExtract=*/true))) {
+          ++numScalar;
+          continue;
+        }
+        op = *generic;
+        rewriter.setInsertionPoint(op);
       }
       FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
           rewriter, op, vectorSizes, scalable, /*vectorizeNDExtract=*/true,

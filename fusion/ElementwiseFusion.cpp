@@ -93,6 +93,9 @@ struct GeneralizeElementwise
   }
 };
 
+/// 64 Mi elements: 256 MiB of f32.
+constexpr int64_t kMaxFoldedConstantElements = int64_t(64) << 20;
+
 struct ElementwiseFusionPass final
     : public impl::ElementwiseFusionPassBase<ElementwiseFusionPass> {
   using Base::Base;
@@ -106,6 +109,20 @@ struct ElementwiseFusionPass final
         return signalPassFailure();
     }
     numGenericBefore = countGenerics(func);
+    {
+      // Transposes (and other generics) of constants are evaluated here, at
+      // compile time, so weights arrive in the layout their consumer reads.
+      // The cap bounds the extra constant memory one fold may create.
+      RewritePatternSet patterns(ctx);
+      linalg::populateConstantFoldLinalgOperations(
+          patterns, [](OpOperand *operand) {
+            auto type = dyn_cast<ShapedType>(operand->get().getType());
+            return type && type.hasStaticShape() &&
+                   type.getNumElements() <= kMaxFoldedConstantElements;
+          });
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
     RewritePatternSet patterns(ctx);
     unsigned cap = maxOperands;
     linalg::populateElementwiseOpsFusionPatterns(

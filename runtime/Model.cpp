@@ -413,20 +413,26 @@ CompiledModel::Impl::compileKernel(func::FuncOp dispatch, ModuleOp module) {
   if (auto a = kernelFn->getAttrOfType<IntegerAttr>(kStackBytesAttrName))
     stackBytes = a.getInt();
   stats.stackBytesMax = std::max(stats.stackBytesMax, stackBytes);
+  // A kernel is vector code when it has vector ops and no innermost loop
+  // that moves data element by element.
   bool scalar = false, vector = false;
   kernelFn.walk([&](Operation *op) {
     if (isa<vector::VectorDialect>(op->getDialect()))
       vector = true;
-    if (isa<scf::ForOp>(op) && !op->getParentOfType<scf::ForOp>()) {
-      // A loop nest with no vector op anywhere inside is scalar code.
-      bool hasVector = false;
-      op->walk([&](Operation *inner) {
-        if (isa<vector::VectorDialect>(inner->getDialect()))
-          hasVector = true;
-      });
-      if (!hasVector)
-        scalar = true;
-    }
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop)
+      return;
+    bool inner = true, hasVector = false, hasScalarAccess = false;
+    loop.getBody()->walk([&](Operation *nested) {
+      if (isa<scf::ForOp>(nested))
+        inner = false;
+      if (isa<vector::VectorDialect>(nested->getDialect()))
+        hasVector = true;
+      if (isa<memref::LoadOp, memref::StoreOp>(nested))
+        hasScalarAccess = true;
+    });
+    if (inner && !hasVector && hasScalarAccess)
+      scalar = true;
   });
   if (vector && !scalar)
     ++stats.vectorizedOps;

@@ -85,7 +85,10 @@ static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, String
        << ", \"dispatches\": " << s.dispatches << ", \"executables\": " << s.executables
        << ", \"fills\": " << s.fills << ", \"copies\": " << s.copies
        << ", \"workgroups\": " << s.workgroups << ", \"transient_bytes\": " << s.transientBytes
-       << ", \"stack_bytes_max\": " << s.stackBytesMax << "}\n";
+       << ", \"stack_bytes_max\": " << s.stackBytesMax
+       << ", \"vector_kernels\": " << s.vectorizedOps
+       << ", \"scalar_kernels\": " << s.scalarOps
+       << ", \"compile_seconds\": " << format("%.3f", s.compileSeconds) << "}\n";
   } else if (kind == "csv") {
     os << "Model,Fills,Copies,Dispatches,Executables,Generic Before,Generic After,DispatchWorkgroups\n";
     os << model << "," << s.fills << "," << s.copies << "," << s.dispatches << ","

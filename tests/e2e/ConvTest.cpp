@@ -173,14 +173,24 @@ public:
     win_.padTop = win_.padBottom = win_.padLeft = win_.padRight = v;
     return *this;
   }
+  DepthwiseConvTester &nchw(bool v) { nchw_ = v; return *this; }
   DepthwiseConvTester &threads(int v) { threads_ = v; return *this; }
   DepthwiseConvTester &fusion(std::string v) { fusion_ = std::move(v); return *this; }
 
   int64_t oh() const { return outSize(h_, kh_, win_.strideH, 1, win_.padTop, win_.padBottom); }
   int64_t ow() const { return outSize(w_, kw_, win_.strideW, 1, win_.padLeft, win_.padRight); }
-  std::vector<int64_t> inShape() const { return {n_, h_, w_, c_}; }
-  std::vector<int64_t> filterShape() const { return {kh_, kw_, c_}; }
-  std::vector<int64_t> outShape() const { return {n_, oh(), ow(), c_}; }
+  std::vector<int64_t> inShape() const {
+    return nchw_ ? std::vector<int64_t>{n_, c_, h_, w_}
+                 : std::vector<int64_t>{n_, h_, w_, c_};
+  }
+  std::vector<int64_t> filterShape() const {
+    return nchw_ ? std::vector<int64_t>{c_, kh_, kw_}
+                 : std::vector<int64_t>{kh_, kw_, c_};
+  }
+  std::vector<int64_t> outShape() const {
+    return nchw_ ? std::vector<int64_t>{n_, c_, oh(), ow()}
+                 : std::vector<int64_t>{n_, oh(), ow(), c_};
+  }
 
   std::string module() const {
     std::string in = tensorType(inShape()), flt = tensorType(filterShape()),
@@ -192,14 +202,16 @@ public:
     std::string src = "%x", srcType = in;
     if (win_.padTop) {
       std::vector<int64_t> ps;
-      os << padOp("%padded", "%x", inShape(), 1, win_, ps);
+      os << padOp("%padded", "%x", inShape(), nchw_ ? 2 : 1, win_, ps);
       src = "%padded";
       srcType = tensorType(ps);
     }
     os << "  %empty = tensor.empty() : " << out << "\n"
        << "  %init = linalg.fill ins(%zero : f32) outs(%empty : " << out
        << ") -> " << out << "\n"
-       << "  %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = "
+       << "  %r = linalg."
+       << (nchw_ ? "depthwise_conv_2d_nchw_chw" : "depthwise_conv_2d_nhwc_hwc")
+       << " {dilations = "
        << i64Pair(1, 1) << ", strides = " << i64Pair(win_.strideH, win_.strideW)
        << "} ins(" << src << ", %w : " << srcType << ", " << flt
        << ") outs(%init : " << out << ") -> " << out << "\n"
@@ -210,7 +222,7 @@ public:
 
   std::string name() const {
     std::ostringstream os;
-    os << "depthwise_nhwc " << shapeString(inShape()) << " k" << kh_ << "x"
+    os << (nchw_ ? "depthwise_nchw " : "depthwise_nhwc ") << shapeString(inShape()) << " k" << kh_ << "x"
        << kw_ << " s" << win_.strideH << " p" << win_.padTop;
     return os.str();
   }
@@ -230,13 +242,14 @@ public:
     run.threads = threads_;
     run.fusion = fusion_;
     HostTensor actual = runJitrun(run, dir);
-    HostTensor expected = onednn::depthwiseConv2d(x, w, win_);
+    HostTensor expected = onednn::depthwiseConv2d(x, w, win_, nchw_);
     double atol = 1e-4 * std::sqrt(static_cast<double>(kh_ * kw_));
     checkClose(actual, expected, atol, 1e-4, what, dir);
   }
 
 private:
   int64_t n_ = 1, h_ = 1, w_ = 1, c_ = 1, kh_ = 3, kw_ = 3;
+  bool nchw_ = false;
   Window2D win_;
   int threads_ = 1;
   std::string fusion_;
@@ -304,4 +317,19 @@ TEST_CASE("depthwise conv nhwc 2x13x11x7 3x3 stride 2 pad 1", "[conv][depthwise]
 TEST_CASE("depthwise conv nhwc 1x9x9x32 3x3 stride 2 no pad no fusion", "[conv][depthwise]") {
   DepthwiseConvTester().batch(1).inputSize(9, 9).channels(32).kernel(3, 3)
       .stride(2).padding(0).threads(1).fusion("none").check();
+}
+
+TEST_CASE("depthwise conv nchw 1x16x12x12 3x3 stride 1 pad 1", "[conv][depthwise]") {
+  DepthwiseConvTester().nchw(true).batch(1).inputSize(12, 12).channels(16)
+      .kernel(3, 3).stride(1).padding(1).threads(GENERATE(1, 2)).check();
+}
+
+TEST_CASE("depthwise conv nchw 2x7x13x11 3x3 stride 2 pad 1", "[conv][depthwise]") {
+  DepthwiseConvTester().nchw(true).batch(2).inputSize(13, 11).channels(7)
+      .kernel(3, 3).stride(2).padding(1).threads(2).check();
+}
+
+TEST_CASE("depthwise conv nchw 1x32x9x9 5x5 stride 2 no pad no fusion", "[conv][depthwise]") {
+  DepthwiseConvTester().nchw(true).batch(1).inputSize(9, 9).channels(32)
+      .kernel(5, 5).stride(2).padding(0).threads(1).fusion("none").check();
 }

@@ -162,6 +162,13 @@ void writeTextFile(const std::string &path, const std::string &text) {
     FAIL("could not write " << path);
 }
 
+std::string readTextFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
 uint64_t hashString(const std::string &s) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) {
@@ -243,6 +250,11 @@ HostTensor runJitrun(const JitrunRun &run, TempDir &dir) {
     argv.push_back("--fusion=" + run.fusion);
   for (const std::string &f : run.extraFlags)
     argv.push_back(f);
+  // Every kernel's inner loops must be vector code: the statistics count
+  // kernels left with element-by-element loops.
+  std::string statsPath = dir.file("stats.json");
+  argv.push_back("--dump-statistics=json");
+  argv.push_back("--dump-statistics-file=" + statsPath);
 
   std::string cmdline;
   for (const std::string &a : argv)
@@ -254,6 +266,13 @@ HostTensor runJitrun(const JitrunRun &run, TempDir &dir) {
     FAIL(run.caseName << ": jitrun " << pr.describe() << "\n  command: "
                       << cmdline << "\n  stderr:\n"
                       << pr.stdErr.substr(0, 4000));
+  }
+
+  std::string stats = readTextFile(statsPath);
+  if (stats.find("\"scalar_kernels\": 0,") == std::string::npos) {
+    dir.keep();
+    FAIL(run.caseName << ": a kernel has scalar inner loops (statistics: "
+                      << stats << ")\n  command: " << cmdline);
   }
 
   llvm::Expected<HostTensor> out = readNpy(outPath);

@@ -65,6 +65,7 @@ private:
 
 /// Writes `text` to `path`; fails the current test on error.
 void writeTextFile(const std::string &path, const std::string &text);
+std::string readTextFile(const std::string &path);
 
 /// Stable 64-bit FNV-1a hash, used to derive per-case seeds from a case name.
 uint64_t hashString(const std::string &s);

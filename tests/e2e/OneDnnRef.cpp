@@ -162,22 +162,27 @@ HostTensor conv2d(const HostTensor &input, const HostTensor &filter,
 }
 
 HostTensor depthwiseConv2d(const HostTensor &input, const HostTensor &filter,
-                           const Window2D &w) {
+                           const Window2D &w, bool nchw) {
   const auto &is = input.shape();
   const auto &fs = filter.shape();
-  int64_t n = is[0], h = is[1], wd = is[2], c = is[3];
-  int64_t kh = fs[0], kw = fs[1];
+  int64_t n = is[0], h = nchw ? is[2] : is[1], wd = nchw ? is[3] : is[2],
+          c = nchw ? is[1] : is[3];
+  int64_t kh = nchw ? fs[1] : fs[0], kw = nchw ? fs[2] : fs[1];
   int64_t oh = outSize(h, kh, w.strideH, w.dilationH, w.padTop, w.padBottom);
   int64_t ow = outSize(wd, kw, w.strideW, w.dilationW, w.padLeft, w.padRight);
-  HostTensor out(ElementType::F32, {n, oh, ow, c});
+  HostTensor out(ElementType::F32, nchw ? std::vector<int64_t>{n, c, oh, ow}
+                                        : std::vector<int64_t>{n, oh, ow, c});
 
   memory::dims srcDims = {n, c, h, wd}, dstDims = {n, c, oh, ow};
-  // Grouped weights {G, O/G, I/G, KH, KW} = {C, 1, 1, KH, KW} over the HWC
-  // filter buffer: element [kh][kw][g] sits at kh*KW*C + kw*C + g.
+  // Grouped weights {G, O/G, I/G, KH, KW} = {C, 1, 1, KH, KW}. Over an HWC
+  // filter buffer element [kh][kw][g] sits at kh*KW*C + kw*C + g; over a CHW
+  // one, at g*KH*KW + kh*KW + kw.
   memory::dims wDims = {c, 1, 1, kh, kw};
-  memory::desc userW(wDims, dt::f32, memory::dims{1, 1, 1, kw * c, c});
-  memory::desc userSrc(srcDims, dt::f32, tag::nhwc);
-  memory::desc userDst(dstDims, dt::f32, tag::nhwc);
+  memory::desc userW(wDims, dt::f32,
+                     nchw ? memory::dims{kh * kw, 1, 1, kw, 1}
+                          : memory::dims{1, 1, 1, kw * c, c});
+  memory::desc userSrc(srcDims, dt::f32, nchw ? tag::nchw : tag::nhwc);
+  memory::desc userDst(dstDims, dt::f32, nchw ? tag::nchw : tag::nhwc);
 
   memory::desc anySrc(srcDims, dt::f32, tag::any),
       anyW(wDims, dt::f32, tag::any), anyDst(dstDims, dt::f32, tag::any);

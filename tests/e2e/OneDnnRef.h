@@ -38,7 +38,7 @@ HostTensor conv2d(const HostTensor &input, const HostTensor &filter,
 
 /// Depthwise convolution, channel multiplier 1: input NHWC, filter HWC.
 HostTensor depthwiseConv2d(const HostTensor &input, const HostTensor &filter,
-                           const Window2D &w);
+                           const Window2D &w, bool nchw = false);
 
 /// Pooling kinds.
 enum class PoolKind { Max, AvgIncludePadding };
