@@ -109,13 +109,22 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
   default:
     break;
   }
-  // Reductions and elementwise ops: lanes on the innermost parallel loop.
+  // Reductions and elementwise ops: lanes on the innermost parallel loop
+  // that has more than one iteration (1xCx1x1 shapes put them on C).
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int lanesLoop = -1;
   for (int i = static_cast<int>(sizes.size()) - 1; i >= 0; --i) {
-    if (iters[i] == utils::IteratorType::parallel) {
-      sizes[i] = 2 * lanes;
+    if (iters[i] != utils::IteratorType::parallel)
+      continue;
+    if (lanesLoop < 0)
+      lanesLoop = i;
+    if (ranges[i] != 1) {
+      lanesLoop = i;
       break;
     }
   }
+  if (lanesLoop >= 0)
+    sizes[lanesLoop] = 2 * lanes;
   return sizes;
 }
 

@@ -13,3 +13,4 @@
 // CHECK: result[0]: matches the expected output
 // STATS: "function": "forward"
 // STATS-SAME: "dispatches": {{[1-9][0-9]*}}
+// STATS-SAME: "scalar_kernels": 0,
