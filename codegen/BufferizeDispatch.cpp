@@ -13,6 +13,11 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #define DEBUG_TYPE "jitrun-codegen-bufferize"
@@ -63,6 +68,50 @@ static bool isSameView(Value a, Value b) {
          same(sa.getMixedStrides(), sb.getMixedStrides());
 }
 
+/// A tensor.empty with dynamic sizes (an edge tile) becomes a slice of a
+/// static one of its upper-bound shape, so that its buffer is a fixed-size
+/// stack allocation created outside any vector.mask.
+static void boundDynamicEmpties(Operation *fn) {
+  // A slice of an empty tensor is an empty tensor: written in place without
+  // a conflict between loop iterations.
+  {
+    RewritePatternSet patterns(fn->getContext());
+    tensor::populateFoldTensorEmptyPatterns(patterns);
+    (void)applyPatternsGreedily(fn, std::move(patterns));
+  }
+  SmallVector<tensor::EmptyOp> empties;
+  fn->walk([&](tensor::EmptyOp e) {
+    if (!e.getType().hasStaticShape())
+      empties.push_back(e);
+  });
+  IRRewriter rewriter(fn->getContext());
+  for (tensor::EmptyOp e : empties) {
+    RankedTensorType type = e.getType();
+    SmallVector<int64_t> bound(type.getShape());
+    bool ok = true;
+    for (int64_t i = 0; i < type.getRank() && ok; ++i) {
+      if (!type.isDynamicDim(i))
+        continue;
+      FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
+          presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(e, i),
+          /*stopCondition=*/nullptr, /*closedUB=*/true);
+      ok = succeeded(ub);
+      if (ok)
+        bound[i] = *ub;
+    }
+    if (!ok)
+      continue;
+    rewriter.setInsertionPoint(e);
+    auto full = tensor::EmptyOp::create(rewriter, e.getLoc(), bound,
+                                        type.getElementType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes = e.getMixedSizes();
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(e, type, full, offsets,
+                                                        sizes, strides);
+  }
+}
+
 struct BufferizeDispatchPass final
     : public impl::BufferizeDispatchPassBase<BufferizeDispatchPass> {
   using Base::Base;
@@ -84,9 +133,25 @@ struct BufferizeDispatchPass final
       linalg::CopyOp::create(b, loc, from, to);
       return success();
     };
+    boundDynamicEmpties(getOperation());
     bufferization::BufferizationState state;
     if (failed(bufferization::runOneShotBufferize(getOperation(), options, state)))
       return signalPassFailure();
+    // Static stack buffers move to the entry block: an alloca inside a loop
+    // would take more stack on every iteration.
+    getOperation()->walk([&](func::FuncOp fn) {
+      if (fn.isExternal())
+        return;
+      Block &entry = fn.getBody().front();
+      SmallVector<memref::AllocaOp> allocas;
+      fn.walk([&](memref::AllocaOp a) {
+        if (a->getBlock() != &entry && a.getDynamicSizes().empty() &&
+            a.getSymbolOperands().empty())
+          allocas.push_back(a);
+      });
+      for (memref::AllocaOp a : allocas)
+        a->moveBefore(&entry, entry.begin());
+    });
     // Storing a tile into the buffer it was computed in leaves a copy of a
     // view onto itself: drop it. Other copies that bufferization inserted
     // (out-of-place tiles) are vector code too when their shapes are static.

@@ -11,6 +11,7 @@
 #include "codegen/Strategy.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -57,6 +58,16 @@ tileAndFuse(RewriterBase &rewriter, TilingInterface root,
   auto tiled = dyn_cast<TilingInterface>(result->tiledAndFusedOps.front());
   if (!tiled)
     return failure();
+  // Tile sizes of edge tiles are read back with tensor.dim of the fused
+  // producers' results; resolve those to the producers' own sizes, or the
+  // untiled producers stay alive and are computed twice.
+  RewritePatternSet patterns(rewriter.getContext());
+  memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+  tensor::DimOp::getCanonicalizationPatterns(patterns, rewriter.getContext());
+  GreedyRewriteConfig config;
+  config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+  (void)applyPatternsGreedily(tiled->getParentOfType<func::FuncOp>(),
+                              std::move(patterns), config);
   return tiled;
 }
 

@@ -143,10 +143,52 @@ struct ElementwiseFusionPass final
   }
 };
 
+/// torch-mlir reads size-1 dimensions through a constant 0 ((d0,d1,d2,d3) ->
+/// (0,d1,d2,d3)), which makes an identity read look like a broadcast and
+/// stops fusion and dispatch formation. When the loop at the same position of
+/// the op's first output has extent 1 as well, the constant is replaced by
+/// that loop: the same element, now a permutation.
+struct NormalizeUnitDimReads : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumDpsInits() == 0 || !op.hasPureTensorSemantics())
+      return failure();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    bool changed = false;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      AffineMap &map = maps[operand.getOperandNumber()];
+      if (!type || map.getNumResults() != outMap.getNumResults())
+        continue;
+      SmallVector<AffineExpr> results(map.getResults());
+      for (auto [pos, expr] : llvm::enumerate(results)) {
+        auto c = dyn_cast<AffineConstantExpr>(expr);
+        auto d = dyn_cast<AffineDimExpr>(outMap.getResult(pos));
+        if (!c || c.getValue() != 0 || !d || type.getDimSize(pos) != 1 ||
+            ranges[d.getPosition()] != 1 || map.isFunctionOfDim(d.getPosition()))
+          continue;
+        expr = d;
+        changed = true;
+      }
+      map = AffineMap::get(map.getNumDims(), map.getNumSymbols(), results,
+                           op.getContext());
+    }
+    if (!changed)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    return success();
+  }
+};
+
 } // namespace
 
 void populateGeneralizeElementwisePatterns(RewritePatternSet &patterns) {
-  patterns.add<GeneralizeElementwise>(patterns.getContext());
+  patterns.add<GeneralizeElementwise, NormalizeUnitDimReads>(patterns.getContext());
 }
 
 } // namespace jitrun
