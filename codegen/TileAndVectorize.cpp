@@ -10,11 +10,13 @@
 #include "codegen/Passes.h"
 #include "codegen/Strategy.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -49,12 +51,32 @@ tileAndFuse(RewriterBase &rewriter, TilingInterface root,
   tiling.setTileSizes(asFoldResults(rewriter, sizes));
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
+  // A fused producer whose result is also a dispatch output (multi-result
+  // dispatches of aggressive fusion) yields its tiles too, so that the
+  // untiled producer is not kept alive and computed again.
+  options.setFusionControlFn(
+      [](tensor::ExtractSliceOp, OpResult producer, bool)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        scf::SCFTileAndFuseOptions::ControlFnResult r;
+        r.yieldProducerReplacement = llvm::any_of(producer.getUsers(), [](Operation *u) {
+          return isa<bufferization::MaterializeInDestinationOp,
+                     tensor::ParallelInsertSliceOp, tensor::InsertSliceOp,
+                     scf::YieldOp>(u);
+        });
+        return r;
+      });
   FailureOr<scf::SCFTileAndFuseResult> result =
       scf::tileConsumerAndFuseProducersUsingSCF(rewriter, root, options);
   if (failed(result))
     return failure();
+  // Only uses after the new loops take the replacement; those before or
+  // inside (tile-size computations) keep the original.
+  Operation *outer = result->loops.empty() ? nullptr : result->loops.front();
+  DominanceInfo dom;
   for (auto [orig, repl] : result->replacements)
-    rewriter.replaceAllUsesWith(orig, repl);
+    rewriter.replaceUsesWithIf(orig, repl, [&](OpOperand &use) {
+      return !outer || dom.properlyDominates(outer, use.getOwner());
+    });
   auto tiled = dyn_cast<TilingInterface>(result->tiledAndFusedOps.front());
   if (!tiled)
     return failure();
@@ -251,10 +273,13 @@ struct TileAndVectorizePass final
     TileSizeOptions opts{vectorBits, targetWorkgroups, tileScale};
 
     // 1. The op whose result is stored into the first output buffer.
+    // With several outputs, the last of them in block order: it consumes
+    // the others, which are fused into its tiles.
     TilingInterface root;
     fn.walk([&](bufferization::MaterializeInDestinationOp store) {
-      if (!root)
-        root = store.getSource().getDefiningOp<TilingInterface>();
+      auto op = store.getSource().getDefiningOp<TilingInterface>();
+      if (op && (!root || root->isBeforeInBlock(op)))
+        root = op;
     });
     if (root) {
       TileSizes sizes = selectTileSizes(root, opts);

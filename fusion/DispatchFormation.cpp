@@ -46,34 +46,67 @@ llvm::StringRef fusionModeName(FusionMode mode) {
 
 namespace {
 
-/// The single elementwise consumer that may join `op`'s dispatch, if any: the
-/// only user of `op`'s only result, reading it through a permutation.
+/// The elementwise consumer that may join a dispatch whose last op is `op`:
+/// it reads `op`'s result through a permutation (so each element is computed
+/// once per tile) and is in the same block. In default mode `op`'s result
+/// must have no other use, so the dispatch keeps one result; in aggressive
+/// mode other uses are allowed and the result leaves the dispatch as an
+/// extra output: the producer fuses into the consumer that follows all of
+/// its uses in the chain instead of splitting it.
 static Operation *fusableConsumer(Operation *op,
-                                  const llvm::DenseSet<Operation *> &taken) {
-  if (op->getNumResults() != 1 || !op->getResult(0).hasOneUse())
+                                  const llvm::DenseSet<Operation *> &taken,
+                                  bool aggressive) {
+  if (op->getNumResults() != 1 || op->getResult(0).use_empty())
     return nullptr;
-  OpOperand &use = *op->getResult(0).getUses().begin();
-  Operation *user = use.getOwner();
-  if (taken.contains(user) || user->getBlock() != op->getBlock() ||
-      !isElementwiseOp(user))
+  Value result = op->getResult(0);
+  if (!aggressive && !result.hasOneUse())
+    return nullptr;
+  // The candidate: the first elementwise user in block order.
+  Operation *user = nullptr;
+  OpOperand *use = nullptr;
+  for (OpOperand &u : result.getUses()) {
+    Operation *owner = u.getOwner();
+    if (owner->getBlock() != op->getBlock() || taken.contains(owner) ||
+        !isElementwiseOp(owner))
+      continue;
+    if (!user || owner->isBeforeInBlock(user)) {
+      user = owner;
+      use = &u;
+    }
+  }
+  if (!user)
     return nullptr;
   auto linalgUser = cast<linalg::LinalgOp>(user);
   if (linalgUser->getNumResults() != 1 || !linalgUser.hasPureTensorSemantics())
     return nullptr;
-  if (!linalgUser.getMatchingIndexingMap(&use).isPermutation())
-    return nullptr;
-  // Reading the root's result as the consumer's init would alias it.
-  if (linalgUser.isDpsInit(&use))
-    return nullptr;
+  for (OpOperand &u : user->getOpOperands()) {
+    if (u.get() != result)
+      continue;
+    // Reading the root's result as the consumer's init would alias it.
+    if (linalgUser.isDpsInit(&u))
+      return nullptr;
+    if (!linalgUser.getMatchingIndexingMap(&u).isPermutation())
+      return nullptr;
+  }
+  (void)use;
   return user;
 }
 
-/// The fill that initializes `op`'s init operand, when `op` is its only user.
+/// The fill that initializes `op`'s init operand. A fill shared by several
+/// ops (CSE merges identical fills) is cloned for each: recomputing a fill is
+/// cheaper than reading its result from memory.
 static linalg::FillOp initFill(linalg::LinalgOp op) {
-  for (OpOperand &init : op.getDpsInitsMutable())
-    if (auto fill = init.get().getDefiningOp<linalg::FillOp>())
-      if (fill->hasOneUse() && fill->getBlock() == op->getBlock())
-        return fill;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    auto fill = init.get().getDefiningOp<linalg::FillOp>();
+    if (!fill || fill->getBlock() != op->getBlock())
+      continue;
+    if (fill->hasOneUse())
+      return fill;
+    OpBuilder b(op);
+    auto clone = cast<linalg::FillOp>(b.clone(*fill));
+    init.set(clone->getResult(0));
+    return clone;
+  }
   return nullptr;
 }
 
@@ -89,7 +122,7 @@ static bool isClonedIntoDispatch(Operation *op) {
 }
 
 /// Outlines the ops of `group` (in block order) into `@name` and replaces them
-/// with a call placed where the last one was.
+/// with one call.
 static LogicalResult outline(func::FuncOp host, ArrayRef<Operation *> group,
                              StringRef name, SymbolTable &symbols) {
   llvm::SetVector<Operation *> ops(group.begin(), group.end());
@@ -143,13 +176,131 @@ static LogicalResult outline(func::FuncOp host, ArrayRef<Operation *> group,
                              outputs, [&](Value v) { return map.lookup(v); })));
   symbols.insert(fn);
 
-  OpBuilder hb(ops.back());
+  // The call goes where the first op that is not a fill was: every input is
+  // defined before it (dispatch formation only adds consumers whose other
+  // operands are), and every use of an output comes after it.
+  Operation *anchor = ops.front();
+  for (Operation *op : ops)
+    if (!isa<linalg::FillOp>(op)) {
+      anchor = op;
+      break;
+    }
+  OpBuilder hb(anchor);
   auto call = func::CallOp::create(hb, loc, fn, inputs.getArrayRef());
   for (auto [output, result] : llvm::zip(outputs, call.getResults()))
     output.replaceAllUsesWith(result);
   for (Operation *op : llvm::reverse(ops))
     op->erase();
   return success();
+}
+
+/// "file:line:col" of `loc`, looking inside names, call sites and fusions.
+static std::string formatLoc(Location loc) {
+  std::string out = "unknown";
+  loc->walk([&](Location inner) {
+    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
+      out = (file.getFilename().getValue() + ":" + llvm::Twine(file.getLine()) +
+             ":" + llvm::Twine(file.getColumn()))
+                .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return out;
+}
+
+/// Looks through reshapes and casts to the op that computes `v`.
+static Value throughReshapes(Value v, bool &sawReshape) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(def))
+      break;
+    sawReshape = true;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// Why `consumer` (reading `operand`, computed by `producer`) did not join
+/// the producer's dispatch. `producerGroup` is the producer's dispatch.
+static std::string whyNotFused(Operation *producer, OpOperand &operand,
+                               ArrayRef<Operation *> producerGroup,
+                               FusionMode mode, bool sawReshape) {
+  Operation *consumer = operand.getOwner();
+  if (mode == FusionMode::None)
+    return "fusion-none: --fusion=none keeps one op per dispatch";
+  if (sawReshape)
+    return "reshape-between: a reshape separates them and was not propagated";
+  if (producer->getBlock() != consumer->getBlock())
+    return "different-region: the consumer is inside another region (loop or branch)";
+  bool producerRoot = isRootOp(producer), consumerRoot = isRootOp(consumer);
+  if (producerRoot && consumerRoot)
+    return "root-to-root: two roots (contraction, convolution, pooling, "
+           "reduction) never share a dispatch";
+  if (consumerRoot)
+    return "root-takes-no-producers: a root only takes its fill; its other "
+           "producers run as dispatches of their own";
+  bool groupHasRoot = llvm::any_of(producerGroup, isRootOp);
+  if (!groupHasRoot) {
+    llvm::StringRef rule = elementwiseFusionRefusal(&operand, /*maxOperands=*/16);
+    if (rule.empty())
+      rule = "elementwise-fusion-not-applicable";
+    std::string detail;
+    if (rule == "producer-has-other-uses")
+      detail = ": fusing would compute the producer once per use";
+    else if (rule == "broadcast-would-recompute")
+      detail = ": the consumer reads it through a broadcast and would recompute "
+               "it per broadcast element";
+    else if (rule == "reduction-through-broadcast")
+      detail = ": a reduction never absorbs a producer through a broadcasting map";
+    else if (rule == "operand-cap")
+      detail = ": the fused op would exceed the operand cap";
+    return (rule + detail).str();
+  }
+  auto linalgConsumer = dyn_cast<linalg::LinalgOp>(consumer);
+  if (!isElementwiseOp(consumer) || !linalgConsumer)
+    return "consumer-not-elementwise: only elementwise consumers join a root's dispatch";
+  if (linalgConsumer.isDpsInit(&operand))
+    return "result-is-consumer-init: the consumer would overwrite the value it reads";
+  if (!linalgConsumer.getMatchingIndexingMap(&operand).isPermutation())
+    return "consumer-reads-through-broadcast: a tile of the consumer would need "
+           "more than the root's tile";
+  if (producer != producerGroup.back())
+    return "producer-chain-continued-elsewhere: the producer's dispatch took "
+           "another consumer first";
+  if (!producer->getResult(0).hasOneUse() && mode == FusionMode::Default)
+    return "producer-has-other-uses: default mode keeps one result per "
+           "dispatch (--fusion=aggressive returns several)";
+  return "operand-defined-after-root: the consumer reads a value computed after "
+         "the root, so it cannot run in the root's dispatch";
+}
+
+static void explainUnfused(ArrayRef<SmallVector<Operation *>> groups, FusionMode mode) {
+  llvm::DenseMap<Operation *, unsigned> groupOf;
+  for (auto [i, group] : llvm::enumerate(groups))
+    for (Operation *op : group)
+      groupOf[op] = i;
+  for (auto [i, group] : llvm::enumerate(groups)) {
+    for (Operation *consumer : group) {
+      if (isa<linalg::FillOp>(consumer))
+        continue;
+      for (OpOperand &operand : consumer->getOpOperands()) {
+        bool sawReshape = false;
+        Value v = throughReshapes(operand.get(), sawReshape);
+        Operation *producer = v.getDefiningOp();
+        if (!producer || !isa<linalg::LinalgOp>(producer) ||
+            isa<linalg::FillOp>(producer))
+          continue;
+        auto it = groupOf.find(producer);
+        if (it == groupOf.end() || it->second == i)
+          continue;
+        consumer->emitRemark()
+            << "not fused: " << formatLoc(producer->getLoc()) << " "
+            << producer->getName() << " -> " << formatLoc(consumer->getLoc())
+            << " " << consumer->getName() << ": "
+            << whyNotFused(producer, operand, groups[it->second], mode, sawReshape);
+      }
+    }
+  }
 }
 
 struct FormDispatchesPass final
@@ -184,14 +335,29 @@ struct FormDispatchesPass final
         }
         group.push_back(op);
         if (*fusion != FusionMode::None && isRootOp(op)) {
-          for (Operation *cur = op; Operation *next = fusableConsumer(cur, taken);
-               cur = next)
+          bool aggressive = *fusion == FusionMode::Aggressive;
+          Operation *cur = op;
+          while (Operation *next = fusableConsumer(cur, taken, aggressive)) {
+            // Every operand the consumer reads must be available where the
+            // dispatch is placed: defined before the root, or in the group.
+            bool ready = llvm::all_of(next->getOperands(), [&](Value v) {
+              Operation *def = v.getDefiningOp();
+              return !def || def->getBlock() != op->getBlock() ||
+                     def->isBeforeInBlock(op) || llvm::is_contained(group, def);
+            });
+            if (!ready)
+              break;
             group.push_back(next);
+            taken.insert(next);
+            cur = next;
+          }
         }
         for (Operation *g : group)
           taken.insert(g);
         groups.push_back(std::move(group));
       });
+      if (explain)
+        explainUnfused(groups, *fusion);
       unsigned index = 0;
       for (auto &group : groups) {
         std::string name =

@@ -56,26 +56,40 @@ static bool isCheapToRecompute(linalg::GenericOp producer) {
   return producer.getNumReductionLoops() == 0;
 }
 
-bool shouldFuseElementwise(OpOperand *fusedOperand, unsigned maxOperands) {
+llvm::StringRef elementwiseFusionRefusal(OpOperand *fusedOperand,
+                                         unsigned maxOperands) {
   Operation *producerOp = fusedOperand->get().getDefiningOp();
   auto producer = dyn_cast_or_null<linalg::GenericOp>(producerOp);
   auto consumer = dyn_cast<linalg::GenericOp>(fusedOperand->getOwner());
   if (!producer || !consumer)
-    return false;
+    return "not-generic";
+  if (producer.getNumReductionLoops() > 0)
+    return "producer-is-reduction";
   // Fusing into a reduction through a broadcasting (non-permutation) map
   // recomputes the producer once per reduced element.
   AffineMap map = consumer.getMatchingIndexingMap(fusedOperand);
   if (consumer.getNumReductionLoops() > 0 && !map.isPermutation())
-    return false;
-  // A lower-rank producer read through a broadcast in a higher-rank consumer
-  // would be recomputed per broadcast element; only cheap ones may be.
+    return "reduction-through-broadcast";
+  // A producer with other uses would be computed twice; a lower-rank
+  // producer read through a broadcast in a higher-rank consumer would be
+  // recomputed per broadcast element. Only cheap producers may be.
   bool broadcasting = !map.isPermutation();
   bool singleUse = llvm::all_of(producer->getUsers(),
                                 [&](Operation *u) { return u == consumer; });
-  if ((!singleUse || broadcasting) && !isCheapToRecompute(producer))
-    return false;
+  if (!isCheapToRecompute(producer)) {
+    if (!singleUse)
+      return "producer-has-other-uses";
+    if (broadcasting)
+      return "broadcast-would-recompute";
+  }
   unsigned operands = consumer->getNumOperands() - 1 + producer->getNumOperands();
-  return operands <= maxOperands;
+  if (operands > maxOperands)
+    return "operand-cap";
+  return "";
+}
+
+bool shouldFuseElementwise(OpOperand *fusedOperand, unsigned maxOperands) {
+  return elementwiseFusionRefusal(fusedOperand, maxOperands).empty();
 }
 
 namespace {

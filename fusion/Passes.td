@@ -58,6 +58,9 @@ def FormDispatchesPass : Pass<"jitrun-fusion-form-dispatches", "ModuleOp"> {
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"default\"",
            "Fusion mode: default, aggressive or none (one op per dispatch)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark `not fused: ...` on every consumer for each producer "
+           "left in another dispatch, naming the rule that kept them apart">,
   ];
   let statistics = [
     Statistic<"numRoots", "root-ops", "Root ops that anchor dispatches">,

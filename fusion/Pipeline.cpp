@@ -44,7 +44,7 @@ void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
   pm.addPass(createCSEPass());
   // 3. Dispatch regions, outlined as kernel functions.
   pm.addPass(createFormDispatchesPass(
-      FormDispatchesPassOptions{fusionModeName(options.mode).str()}));
+      FormDispatchesPassOptions{fusionModeName(options.mode).str(), options.explain}));
 }
 
 void registerFusionPasses() {
