@@ -29,6 +29,9 @@ struct FusionOptions {
   FusionMode mode = FusionMode::Default;
   /// Largest operand count of a fused elementwise op.
   unsigned maxOperands = 16;
+  /// Dispatch formation emits a `not fused: ...` remark per producer and
+  /// consumer left in different dispatches (--explain-fusion).
+  bool explain = false;
 };
 
 /// True for ops that anchor a dispatch: linalg ops with a reduction loop
@@ -43,6 +46,11 @@ bool isElementwiseOp(mlir::Operation *op);
 /// producer only when it is not duplicated (single use) or is cheap, never
 /// into a reduction through a broadcasting map, and never past `maxOperands`.
 bool shouldFuseElementwise(mlir::OpOperand *fusedOperand, unsigned maxOperands);
+/// The rule by which `shouldFuseElementwise` refuses, or "" when it fuses:
+/// not-generic, producer-is-reduction, reduction-through-broadcast,
+/// producer-has-other-uses, broadcast-would-recompute, operand-cap.
+llvm::StringRef elementwiseFusionRefusal(mlir::OpOperand *fusedOperand,
+                                         unsigned maxOperands);
 
 /// Rewrites named all-parallel linalg ops (linalg.add, linalg.transpose, ...)
 /// as linalg.generic so that elementwise fusion sees them.
@@ -69,6 +77,13 @@ void buildImportPipeline(mlir::OpPassManager &pm);
 
 /// The fusion phase, one pass a line.
 void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options);
+
+/// Writes `host` (a function after the fusion pipeline) as a Graphviz dot
+/// graph of its commands: one node per dispatch call (callee name, root op,
+/// linalg op count, result shapes, bytes in and out), fill and copy, one per
+/// argument and one for the results; edges follow def-use through reshapes
+/// and casts and are labelled with the tensor type. Weights get no nodes.
+void writeDispatchGraph(mlir::func::FuncOp host, llvm::raw_ostream &os);
 
 /// Registers `jitrun-import-pipeline` and `jitrun-fusion-pipeline` with the
 /// fusion passes, so jit-opt and jitrun run the same sequence.

@@ -33,6 +33,25 @@ def ElementwiseFusionPass : Pass<"jitrun-fusion-elementwise", "func::FuncOp"> {
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
 }
 
+def PropagateReshapesPass : Pass<"jitrun-fusion-propagate-reshapes", "func::FuncOp"> {
+  let summary = "Move reshapes out of the way of fusion: expansion, then sinking";
+  let description = [{
+    Runs between two rounds of elementwise fusion. First, by expansion:
+    a `tensor.collapse_shape` feeding an elementwise generic and a
+    `tensor.expand_shape` of an elementwise generic's result are folded into
+    the generic, which then works on the expanded shape, so that fusion sees
+    through reshapes. Then what remains is sunk: an elementwise generic that
+    reads an `expand_shape` is collapsed to the reshape's source shape, so a
+    root and its elementwise consumer meet without a reshape between them and
+    the reshape moves to the dispatch's result.
+  }];
+  let options = [
+    Option<"topDown", "top-down", "bool", /*default=*/"true",
+           "Visit ops from the top of the function (else bottom-up)">,
+  ];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
+}
+
 def DecomposeHostOpsPass : Pass<"jitrun-fusion-decompose-host-ops", "func::FuncOp"> {
   let summary = "Rewrite tensor.pad and tensor.concat as fills and slice copies";
   let description = [{

@@ -35,10 +35,15 @@ void buildImportPipeline(OpPassManager &pm) {
 }
 
 void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
-  // 1. Elementwise fusion to a fixed point under jitrun's control function.
-  if (options.mode != FusionMode::None)
+  // 1. Elementwise fusion to a fixed point under jitrun's control function,
+  //    reshape propagation, and fusion again on what the reshapes hid.
+  if (options.mode != FusionMode::None) {
     pm.addNestedPass<func::FuncOp>(
         createElementwiseFusionPass(ElementwiseFusionPassOptions{options.maxOperands}));
+    pm.addNestedPass<func::FuncOp>(createPropagateReshapesPass());
+    pm.addNestedPass<func::FuncOp>(
+        createElementwiseFusionPass(ElementwiseFusionPassOptions{options.maxOperands}));
+  }
   // 2. Clean up what fusion left.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -20,6 +20,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -270,12 +271,14 @@ struct CompiledModel::Impl {
   HostProgram program;
   Statistics stats;
   std::vector<std::string> warnings;
+  std::vector<std::string> explanations;
   std::mutex runMutex;
 
   /// Collects diagnostics as text; errors and warnings apart.
   struct Diagnostics {
     std::string errors;
     std::vector<std::string> warnings;
+    std::vector<std::string> remarks;
   };
 
   llvm::Error compile(llvm::StringRef bytes, llvm::StringRef name);
@@ -329,8 +332,10 @@ std::string CompiledModel::Impl::formatDiagnostic(Diagnostic &diag) {
     os << severityName(sev) << ": " << msg << "\n";
   };
   line(diag.getLocation(), diag.getSeverity(), diag.str());
-  for (Diagnostic &note : diag.getNotes())
-    line(note.getLocation(), note.getSeverity(), note.str());
+  // A remark is one line (the fusion explanations are grepped).
+  if (diag.getSeverity() != DiagnosticSeverity::Remark)
+    for (Diagnostic &note : diag.getNotes())
+      line(note.getLocation(), note.getSeverity(), note.str());
   return out;
 }
 
@@ -343,6 +348,8 @@ llvm::Error CompiledModel::Impl::runPasses(ModuleOp module,
       diags.errors += text;
     else if (diag.getSeverity() == DiagnosticSeverity::Warning)
       diags.warnings.push_back(text);
+    else if (diag.getSeverity() == DiagnosticSeverity::Remark)
+      diags.remarks.push_back(llvm::StringRef(text).rtrim().str());
     return success();
   });
   PassManager pm(context.get(), ModuleOp::getOperationName());
@@ -839,12 +846,16 @@ llvm::Error CompiledModel::Impl::compile(llvm::StringRef bytes, llvm::StringRef 
   });
   FusionOptions fusion;
   fusion.mode = *mode;
+  fusion.explain = options.explainFusion;
   if (llvm::Error e = runPasses(*module, [&](PassManager &pm) {
         buildFusionPipeline(pm, fusion);
       }, diags))
     return e;
   for (std::string &w : diags.warnings)
     warnings.push_back(w);
+  for (std::string &r : diags.remarks)
+    if (llvm::StringRef(r).contains("not fused: "))
+      explanations.push_back(r);
   module->walk([&](Operation *op) {
     if (isa<linalg::GenericOp>(op))
       ++stats.genericAfter;
@@ -854,6 +865,19 @@ llvm::Error CompiledModel::Impl::compile(llvm::StringRef bytes, llvm::StringRef 
   for (auto fn : module->getOps<func::FuncOp>())
     if (fn->hasAttr(kDispatchAttrName))
       ++stats.dispatchRegions;
+  if (!options.dispatchGraphPath.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(options.dispatchGraphPath, ec, llvm::sys::fs::OF_Text);
+    if (!ec) {
+      writeDispatchGraph(module->lookupSymbol<func::FuncOp>(entryName), os);
+      os.close();
+      ec = os.error();
+      os.clear_error();
+    }
+    if (ec)
+      return makeError("jitrun: error: cannot write dispatch graph '" +
+                       options.dispatchGraphPath + "': " + ec.message());
+  }
 
   auto jitOr = KernelJit::create(options.forceAvx2);
   if (!jitOr)
@@ -897,6 +921,10 @@ const std::vector<TensorSpec> &CompiledModel::outputs() const {
   return impl->program.outputSpecs;
 }
 const Statistics &CompiledModel::statistics() const { return impl->stats; }
+const std::vector<std::string> &CompiledModel::fusionExplanations() const {
+  return impl->explanations;
+}
+
 const std::vector<std::string> &CompiledModel::warnings() const {
   return impl->warnings;
 }

@@ -40,6 +40,11 @@ struct CompileOptions {
   bool forceAvx2 = false;
   uint64_t stackLimitBytes = 32768;
   bool failOnStackLimit = true;
+  /// Record why producer/consumer pairs were not fused (--explain-fusion).
+  bool explainFusion = false;
+  /// When non-empty, the host program after fusion is written here as a
+  /// Graphviz dot graph of dispatches, fills and copies.
+  std::string dispatchGraphPath;
   /// Lets a tool apply MLIR's command-line pass manager options
   /// (--mlir-print-ir-after-all, --mlir-timing, ...) to every pass manager.
   std::function<void(mlir::PassManager &)> configurePassManager;
@@ -83,6 +88,9 @@ public:
   const Statistics &statistics() const;
   /// Warnings raised while compiling (e.g. a stack limit in warning mode).
   const std::vector<std::string> &warnings() const;
+  /// With CompileOptions::explainFusion: one line per producer/consumer pair
+  /// left in different dispatches, `LOC: remark: not fused: ...: RULE: why`.
+  const std::vector<std::string> &fusionExplanations() const;
 
   /// Runs the model; inputs must match inputs() in count, shape and type.
   /// Runs are serialized (intermediates are shared).

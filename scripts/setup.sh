@@ -3,7 +3,7 @@
 # Debian allows one libmlir-NN-dev at a time: installing 22 lets apt replace an older one.
 set -euo pipefail
 PKGS=(cmake ninja-build ccache g++ python3 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-      libdnnl-dev libxtensor-dev libxsimd-dev xtl-dev catch2)
+      libdnnl-dev libxtensor-dev libxsimd-dev xtl-dev catch2 graphviz)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

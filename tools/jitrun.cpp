@@ -52,6 +52,9 @@ cl::opt<std::string> dumpStatistics("dump-statistics", cl::desc("json|csv|pretty
 cl::opt<std::string> dumpStatisticsFile("dump-statistics-file",
                                         cl::desc("Where statistics go (default: stdout)"), cl::init("-"),
                                         cl::cat(category));
+cl::opt<std::string> dumpDispatchGraph("dump-dispatch-graph",
+                                       cl::desc("Write the host program as a Graphviz graph of dispatches"),
+                                       cl::value_desc("FILE.dot"), cl::cat(category));
 cl::opt<uint64_t> stackLimit("stack-allocation-limit", cl::desc("Largest static stack allocation per kernel, bytes"),
                              cl::init(32768), cl::cat(category));
 cl::opt<bool> failOnStack("fail-on-out-of-bounds-stack-allocation",
@@ -64,6 +67,10 @@ cl::opt<bool> reference("reference",
                         cl::init(false), cl::cat(category));
 cl::opt<bool> forceAvx2("force-avx2", cl::desc("Generate AVX2 code even on AVX-512 hosts"), cl::init(false),
                         cl::cat(category));
+cl::opt<bool> explainFusion("explain-fusion",
+                            cl::desc("Print one line per producer/consumer pair that was not "
+                                     "fused, with both locations and the rule that refused it"),
+                            cl::init(false), cl::cat(category));
 cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"), cl::init(0), cl::cat(category));
 } // namespace
 
@@ -178,6 +185,8 @@ int main(int argc, char **argv) {
     return fail("--dump-statistics must be json, csv or pretty, not '" + dumpStatistics + "'");
   if (fusion != "default" && fusion != "aggressive" && fusion != "none")
     return fail("--fusion must be default, aggressive or none, not '" + fusion + "'");
+  if (dumpDispatchGraph.getNumOccurrences() && dumpDispatchGraph.empty())
+    return fail("--dump-dispatch-graph needs a file name: --dump-dispatch-graph=FILE.dot");
   for (const std::string &o : outputs)
     if (!StringRef(o).starts_with("@") || o.size() < 2)
       return fail("--output must be @FILE.npy, not '" + o + "'");
@@ -189,6 +198,8 @@ int main(int argc, char **argv) {
   options.forceAvx2 = forceAvx2;
   options.stackLimitBytes = stackLimit;
   options.failOnStackLimit = failOnStack;
+  options.explainFusion = explainFusion;
+  options.dispatchGraphPath = dumpDispatchGraph;
   options.configurePassManager = [](mlir::PassManager &pm) {
     if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
       return;
@@ -216,6 +227,8 @@ int main(int argc, char **argv) {
     return fail(toString(model.takeError()));
   for (const std::string &w : (*model)->warnings())
     errs() << StringRef(w).rtrim() << "\n";
+  for (const std::string &e : (*model)->fusionExplanations())
+    outs() << e << "\n";
   const auto &specs = (*model)->inputs();
   if (inputTensors.size() != specs.size()) {
     std::string want;
