@@ -34,3 +34,8 @@ BENCH_FLAGS ?=
 bench: configure
 	cmake --build $(BUILD) --target jitrun-bench -j $(JOBS)
 	$(BUILD)/tools/jitrun-bench $(BENCH_FLAGS)
+
+# `make fusion-table`: regenerate docs/fusion_table.md (statistics of every model).
+.PHONY: fusion-table
+fusion-table: build
+	python3 scripts/fusion_table.py
