@@ -77,11 +77,11 @@ static std::optional<ElementType> toElementType(Type t) {
 namespace {
 
 /// Where a buffer's memory comes from.
-enum class BufferKind { Input, Constant, Intermediate };
+enum class BufferKind { Input, Constant, Intermediate, Output };
 
 struct Buffer {
   BufferKind kind;
-  int64_t index = 0;  // input number, or offset into the intermediates arena
+  int64_t index = 0;  // input or result number, or offset into the arena
   size_t bytes = 0;
   const void *constant = nullptr;
 };
@@ -125,15 +125,19 @@ public:
   bool singleThreaded = false;
 
   int addBuffer(Buffer b) {
-    if (b.kind == BufferKind::Intermediate) {
-      b.index = static_cast<int64_t>(arenaBytes);
-      arenaBytes += (b.bytes + 63) / 64 * 64;
-    }
     buffers.push_back(b);
     return static_cast<int>(buffers.size() - 1);
   }
 
+  /// Places the intermediates (results live in the caller's tensors).
   void allocate() {
+    arenaBytes = 0;
+    for (Buffer &b : buffers) {
+      if (b.kind != BufferKind::Intermediate)
+        continue;
+      b.index = static_cast<int64_t>(arenaBytes);
+      arenaBytes += (b.bytes + 63) / 64 * 64;
+    }
     arenaStorage.reset(new uint8_t[arenaBytes + 64]);
     uintptr_t p = reinterpret_cast<uintptr_t>(arenaStorage.get());
     arena = reinterpret_cast<uint8_t *>((p + 63) / 64 * 64);
@@ -181,6 +185,18 @@ public:
 
   llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<const HostTensor *> inputs,
                                               ThreadPool &pool) {
+    std::vector<HostTensor> results;
+    for (const TensorSpec &spec : outputSpecs)
+      results.emplace_back(spec.type, spec.shape);
+    if (llvm::Error e = runInto(inputs, results, pool))
+      return std::move(e);
+    return results;
+  }
+
+  /// Runs with the caller's result tensors: dispatches that compute a result
+  /// write straight into them.
+  llvm::Error runInto(llvm::ArrayRef<const HostTensor *> inputs,
+                      std::vector<HostTensor> &results, ThreadPool &pool) {
     if (inputs.size() != inputSpecs.size())
       return makeError("expected " + llvm::Twine(inputSpecs.size()) +
                        " inputs, got " + llvm::Twine(inputs.size()));
@@ -192,6 +208,14 @@ public:
         return makeError("input " + llvm::Twine(i) + ": expected shape and type " +
                          inputSpecs[i].str() + ", got " + t->typeString());
     }
+    if (results.size() != outputSpecs.size())
+      return makeError("expected " + llvm::Twine(outputSpecs.size()) +
+                       " result tensors, got " + llvm::Twine(results.size()));
+    for (size_t i = 0; i < results.size(); ++i)
+      if (results[i].elementType() != outputSpecs[i].type ||
+          results[i].shape() != outputSpecs[i].shape)
+        return makeError("result " + llvm::Twine(i) + ": expected shape and type " +
+                         outputSpecs[i].str() + ", got " + results[i].typeString());
     std::vector<void *> ptrs(buffers.size());
     for (size_t b = 0; b < buffers.size(); ++b) {
       const Buffer &buf = buffers[b];
@@ -204,6 +228,9 @@ public:
         break;
       case BufferKind::Intermediate:
         ptrs[b] = arena + buf.index;
+        break;
+      case BufferKind::Output:
+        ptrs[b] = results[buf.index].data();
         break;
       }
     }
@@ -249,13 +276,15 @@ public:
         break;
       }
     }
-    std::vector<HostTensor> results;
+    // Results not computed in place (an input, a constant, a buffer shared
+    // by two results) are copied.
     for (size_t i = 0; i < outputs.size(); ++i) {
-      HostTensor t(outputSpecs[i].type, outputSpecs[i].shape);
-      std::memcpy(t.data(), ptrs[outputs[i]], t.byteSize());
-      results.push_back(std::move(t));
+      const Buffer &buf = buffers[outputs[i]];
+      if (buf.kind == BufferKind::Output && buf.index == static_cast<int64_t>(i))
+        continue;
+      std::memcpy(results[i].data(), ptrs[outputs[i]], results[i].byteSize());
     }
-    return results;
+    return llvm::Error::success();
   }
 };
 
@@ -727,8 +756,17 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
       continue;
     }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      for (Value v : ret.getOperands())
-        p.outputs.push_back(lookup(v));
+      // A result held in an intermediate that nothing else shares lives in
+      // the caller's result tensor instead: no copy at the end of a run.
+      for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+        int b = lookup(v);
+        Buffer &buf = p.buffers[b];
+        if (buf.kind == BufferKind::Intermediate && !llvm::is_contained(p.outputs, b)) {
+          buf.kind = BufferKind::Output;
+          buf.index = static_cast<int64_t>(i);
+        }
+        p.outputs.push_back(b);
+      }
       continue;
     }
     return opError(&op, *this,
@@ -933,6 +971,12 @@ llvm::Expected<std::vector<HostTensor>>
 CompiledModel::run(llvm::ArrayRef<const HostTensor *> inputs, ThreadPool &pool) {
   std::lock_guard<std::mutex> lock(impl->runMutex);
   return impl->program.run(inputs, pool);
+}
+
+llvm::Error CompiledModel::runInto(llvm::ArrayRef<const HostTensor *> inputs,
+                                   std::vector<HostTensor> &results, ThreadPool &pool) {
+  std::lock_guard<std::mutex> lock(impl->runMutex);
+  return impl->program.runInto(inputs, results, pool);
 }
 
 } // namespace jitrun

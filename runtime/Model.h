@@ -96,6 +96,10 @@ public:
   /// Runs are serialized (intermediates are shared).
   llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<const HostTensor *> inputs,
                                               ThreadPool &pool);
+  /// Runs into the caller's result tensors (shapes and types of outputs()),
+  /// which dispatches write directly: no allocation and no copy per run.
+  llvm::Error runInto(llvm::ArrayRef<const HostTensor *> inputs,
+                      std::vector<HostTensor> &results, ThreadPool &pool);
 
   /// The implementation (compiler driver and host program), opaque here.
   struct Impl;

@@ -670,12 +670,19 @@ Result runCase(Case &c, const BenchOptions &o, jitrun::ThreadPool &pool) {
   for (const HostTensor &t : c.inputs)
     args.push_back(&t);
   std::string runError;
+  // Result tensors are allocated once, as an application would: the timed
+  // runs write into them.
+  std::vector<HostTensor> results;
+  if (m)
+    for (const jitrun::TensorSpec &spec : m->outputs())
+      results.emplace_back(spec.type, spec.shape);
   auto runJitrun = [&] {
-    auto out = m->run(args, pool);
-    if (!out && runError.empty())
-      runError = llvm::toString(out.takeError());
-    else if (!out)
-      llvm::consumeError(out.takeError());
+    if (llvm::Error e = m->runInto(args, results, pool)) {
+      if (runError.empty())
+        runError = llvm::toString(std::move(e));
+      else
+        llvm::consumeError(std::move(e));
+    }
   };
   auto runOneDnn = [&] { c.ref->run(); };
 

@@ -1,0 +1,124 @@
+// Proves that an NHWC convolution (linalg.conv_2d_nhwc_hwcf, 1x18x18x32 input,
+// 3x3x32x64 filter) and an elementwise generic (a * b + bias, relu; 64x80) are
+// vectorized by jitrun-codegen-tile-and-vectorize with the default AVX-512
+// width, and stay vector code through the whole jitrun-codegen-pipeline:
+//
+// - the convolution: the filter rows are tiled to 1 and the op decomposed to
+//   1-D convolutions, vectorized as vector.contract of 8 output pixels x 8
+//   input channels by 8 input channels x 16 output channels; in LLVM dialect
+//   each step of the input-channel loop is 192 llvm.intr.fmuladd on
+//   vector<16xf32> (3 filter columns x 8 input channels x 8 pixels), all
+//   loads vector loads;
+// - the elementwise op: rows of 32 elements (2 x 16 lanes), masked at the
+//   80-wide edge, arith ops on vector<1x32xf32>, then llvm.fmul, llvm.fadd,
+//   llvm.intr.maximum on vector<32xf32> between masked loads and stores.
+//
+// No linalg op or scalar tensor.extract is left after vectorization, and no
+// scalar f32 load or f32 / vector<1xf32> arithmetic in the LLVM dialect.
+//
+// RUN: %jit-opt %s --split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(jitrun-codegen-lower-dispatch-abi,jitrun-codegen-tile-and-vectorize))' \
+// RUN:   | FileCheck %s --implicit-check-not=linalg. --implicit-check-not='{{tensor\.extract[^_]}}'
+// RUN: %jit-opt %s --split-input-file --jitrun-codegen-pipeline \
+// RUN:   | FileCheck %s --check-prefix=LLVM --implicit-check-not='!llvm.ptr -> f32' \
+// RUN:       --implicit-check-not='{{llvm\.f(mul|add) .*: f32}}' \
+// RUN:       --implicit-check-not='{{llvm\.(fmul|fadd|intr\.fmuladd).*vector<1xf32>}}' \
+// RUN:       --implicit-check-not='{{llvm\.intr\.fmuladd.*\(f32}}' --implicit-check-not=llvm.alloca
+
+// CHECK-LABEL: func.func private @conv_nhwc_dispatch(
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<1x1x8x16xf32>
+// Workgroups: one output row x 8 output pixels.
+// CHECK:         scf.forall (%{{[a-z0-9]+}}, %{{[a-z0-9]+}}) = (0, 0) to (16, 16) step (1, 8)
+// 16 output channels at a time.
+// CHECK:           scf.for %[[OC:[a-z0-9]+]] = %c0 to %c64 step %c16
+// CHECK:             vector.transfer_write %[[ZERO]], %{{.*}} : vector<1x1x8x16xf32>, tensor<1x1x8x16xf32>
+// Filter rows, then input channels 8 at a time.
+// CHECK:             scf.for %[[KH:[a-z0-9]+]] = %c0 to %c3 step %c1
+// CHECK:               scf.for %[[IC:[a-z0-9]+]] = %c0 to %c32 step %c8
+// 10 input pixels (8 outputs and 2 more for the filter columns).
+// CHECK:                 %[[X:.*]] = vector.transfer_read %{{.*}}[%c0, %{{.*}}, %{{.*}}, %[[IC]]], %{{.*}} : tensor<1x18x18x32xf32>, vector<1x10x8xf32>
+// CHECK:                 %[[W:.*]] = vector.transfer_read %{{.*}}[%[[KH]], %c0, %[[IC]], %[[OC]]], %{{.*}} : tensor<3x3x32x64xf32>, vector<3x8x16xf32>
+// CHECK:                 vector.transfer_read %{{.*}} : tensor<1x1x8x16xf32>, vector<1x8x16xf32>
+// One window per filter column.
+// CHECK-COUNT-3:         vector.extract_strided_slice %[[X]] {{.*}} : vector<1x10x8xf32> to vector<1x8x8xf32>
+// CHECK-COUNT-3:         vector.extract %[[W]][{{[0-2]}}] : vector<8x16xf32> from vector<3x8x16xf32>
+// CHECK-COUNT-3:         vector.contract {{.*}} : vector<1x8x8xf32>, vector<8x16xf32> into vector<1x8x16xf32>
+// CHECK:                 vector.transfer_write %{{.*}} : vector<1x8x16xf32>, tensor<1x1x8x16xf32>
+// CHECK:           scf.forall.in_parallel
+// CHECK:         return
+
+// LLVM-LABEL: llvm.func @conv_nhwc_dispatch(
+// LLVM-SAME:      jitrun.stack_bytes = 0 : i64
+// LLVM-SAME:      jitrun.workgroups = 32 : i64
+// The fill: 8 rows of 16 output channels.
+// LLVM-COUNT-8:  llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
+// The filter-row loop, then the input-channel loop in it.
+// LLVM:        ^bb{{[0-9]+}}(%{{[0-9]+}}: i64):
+// LLVM:        ^bb[[HEAD:[0-9]+]](%{{[0-9]+}}: i64):
+// LLVM-NEXT:     llvm.icmp "slt"
+// LLVM-NEXT:     llvm.cond_br %{{[0-9]+}}, ^bb[[BODY:[0-9]+]], ^bb{{[0-9]+}}
+// LLVM:        ^bb[[BODY]]:
+// 10 input pixels x 8 channels; filter rows and accumulators of 16 channels.
+// LLVM-COUNT-10: llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> vector<8xf32>
+// LLVM:          llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+// LLVM-COUNT-192: llvm.intr.fmuladd(%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// LLVM-COUNT-8:  llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
+// LLVM-NEXT:     llvm.add
+// LLVM-NEXT:     llvm.br ^bb[[HEAD]](
+// LLVM:          llvm.return
+
+func.func private @conv_nhwc_dispatch(%x: tensor<1x18x18x32xf32>, %w: tensor<3x3x32x64xf32>) -> tensor<1x16x16x64xf32> attributes {jitrun.dispatch} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x16x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w : tensor<1x18x18x32xf32>, tensor<3x3x32x64xf32>) outs(%f : tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf32>
+  return %c : tensor<1x16x16x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func private @mul_bias_relu_dispatch(
+// CHECK-SAME:      %[[A:[a-z0-9]+]]: memref<64x80xf32>{{[^,]*}}, %[[B:[a-z0-9]+]]: memref<64x80xf32>{{[^,]*}}, %[[BIAS:[a-z0-9]+]]: memref<80xf32>{{[^,]*}}, %{{[a-z0-9]+}}: memref<64x80xf32>{{[^,]*}}, %{{[a-z0-9]+}}: index)
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<1x32xf32>
+// CHECK:         %[[TA:.*]] = bufferization.to_tensor %[[A]]
+// CHECK:         %[[TB:.*]] = bufferization.to_tensor %[[B]]
+// CHECK:         %[[TBIAS:.*]] = bufferization.to_tensor %[[BIAS]]
+// CHECK:         scf.for %[[I:[a-z0-9]+]] = %c0 to %c64 step %c1
+// CHECK:           scf.for %[[J:[a-z0-9]+]] = %c0 to %c80 step %c32
+// CHECK:             %[[M:.*]] = vector.create_mask %c1, %{{.*}} : vector<1x32xi1>
+// CHECK:             %[[X:.*]] = vector.mask %[[M]] { vector.transfer_read %[[TA]][%[[I]], %[[J]]], %{{.*}} : tensor<64x80xf32>, vector<1x32xf32> }
+// CHECK:             %[[Y:.*]] = vector.mask %[[M]] { vector.transfer_read %[[TB]][%[[I]], %[[J]]], %{{.*}} : tensor<64x80xf32>, vector<1x32xf32> }
+// CHECK:             %[[Z:.*]] = vector.mask %{{.*}} { vector.transfer_read %[[TBIAS]][%[[J]]], %{{.*}} : tensor<80xf32>, vector<1x32xf32> }
+// CHECK:             %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : vector<1x32xf32>
+// CHECK:             %[[S:.*]] = arith.addf %[[P]], %[[Z]] : vector<1x32xf32>
+// CHECK:             %[[R:.*]] = arith.maximumf %[[S]], %[[ZERO]] : vector<1x32xf32>
+// CHECK:             vector.mask %[[M]] { vector.transfer_write %[[R]], %{{.*}} : vector<1x32xf32>, tensor<1x?xf32> }
+// CHECK:         return
+
+// LLVM-LABEL: llvm.func @mul_bias_relu_dispatch(
+// LLVM-SAME:      jitrun.stack_bytes = 0 : i64
+// LLVM:          %[[X:[0-9]+]] = llvm.intr.masked.load %{{.*}} -> vector<32xf32>
+// LLVM:          %[[Y:[0-9]+]] = llvm.intr.masked.load %{{.*}} -> vector<32xf32>
+// LLVM:          %[[Z:[0-9]+]] = llvm.intr.masked.load %{{.*}} -> vector<32xf32>
+// LLVM:          %[[P:[0-9]+]] = llvm.fmul %[[X]], %[[Y]] : vector<32xf32>
+// LLVM:          %[[S:[0-9]+]] = llvm.fadd %[[P]], %[[Z]] : vector<32xf32>
+// LLVM:          %[[R:[0-9]+]] = llvm.intr.maximum(%[[S]], %{{[0-9]+}}) : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// LLVM:          llvm.intr.masked.store %[[R]], %{{[0-9]+}}, %{{[0-9]+}} {alignment = 4 : i32} : vector<32xf32>, vector<32xi1> into !llvm.ptr
+// LLVM:          llvm.return
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func private @mul_bias_relu_dispatch(%a: tensor<64x80xf32>, %b: tensor<64x80xf32>, %bias: tensor<80xf32>) -> tensor<64x80xf32> attributes {jitrun.dispatch} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x80xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b, %bias : tensor<64x80xf32>, tensor<64x80xf32>, tensor<80xf32>) outs(%e : tensor<64x80xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %m, %z : f32
+    %t = arith.maximumf %s, %zero : f32
+    linalg.yield %t : f32
+  } -> tensor<64x80xf32>
+  return %r : tensor<64x80xf32>
+}
