@@ -63,7 +63,7 @@ struct CheckStackAllocationPass final
       return;
     InFlightDiagnostic diag =
         fail ? fn.emitError() : fn.emitWarning();
-    diag << "exceeded stack allocation limit of " << limit
+    diag << "exceeded stack allocation limit of " << static_cast<uint64_t>(limit)
          << " bytes for dispatch '" << fn.getSymName() << "': got " << total
          << " bytes";
     diag.attachNote(largest.getLoc())

@@ -52,7 +52,16 @@ struct LowerVectorsPass final
           vector::populateVectorMaskOpLoweringPatterns(p);
         })))
       return signalPassFailure();
-    // 3. Transfers with permutations, transposes, broadcasts, shape casts.
+    // 3. Unit dimensions (a tile of one pixel, one channel or one tap) go
+    // away, so elementwise vector ops work on whole registers instead of
+    // being unrolled into one-element vectors.
+    if (failed(apply([&](RewritePatternSet &p) {
+          vector::populateDropUnitDimWithShapeCastPatterns(p);
+          vector::ShapeCastOp::getCanonicalizationPatterns(p, ctx);
+          vector::BroadcastOp::getCanonicalizationPatterns(p, ctx);
+        })))
+      return signalPassFailure();
+    // 4. Transfers with permutations, transposes, broadcasts, shape casts.
     if (failed(apply([&](RewritePatternSet &p) {
           vector::populateVectorTransferPermutationMapLoweringPatterns(p);
           vector::populateVectorTransposeLoweringPatterns(
@@ -63,7 +72,7 @@ struct LowerVectorsPass final
           vector::populateVectorStepLoweringPatterns(p);
         })))
       return signalPassFailure();
-    // 4. Vectorizable polynomial approximations of exp, tanh, log, erf, ...
+    // 5. Vectorizable polynomial approximations of exp, tanh, log, erf, ...
     if (failed(apply([&](RewritePatternSet &p) {
           populateMathPolynomialApproximationPatterns(p);
         })))

@@ -814,6 +814,9 @@ llvm::Error CompiledModel::Impl::compile(llvm::StringRef bytes, llvm::StringRef 
   DialectRegistry registry;
   registerJitrunDialects(registry);
   context = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  // Errors name the op by location; dumping the whole op (often a whole
+  // kernel) after each message helps nobody reading the CLI output.
+  context->printOpOnDiagnostic(false);
   context->loadAllAvailableDialects();
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(bytes, name), llvm::SMLoc());

@@ -34,7 +34,7 @@
 // RUN:   --stack-allocation-limit=15 --fail-on-out-of-bounds-stack-allocation=false \
 // RUN:   --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=CHECK,WARN
 
-// WARN:      warning: exceeded stack allocation limit of {{.*}} bytes for dispatch 'main_dispatch_0': got 16 bytes
+// WARN:      warning: exceeded stack allocation limit of 15 bytes for dispatch 'main_dispatch_0': got 16 bytes
 // CHECK:     result[0]: matches the expected output
 // CHECK:     "dispatches": 1,
 // At scale 1 the kernel takes 1024 bytes (<= the default 32768 limit).
@@ -47,7 +47,7 @@
 // Whatever the tiles, the kernel is vector code.
 // CHECK-SAME:    "vector_kernels": 1, "scalar_kernels": 0,
 
-// TOOSMALL:     error: exceeded stack allocation limit of {{.*}} bytes for dispatch 'main_dispatch_0': got 16 bytes
+// TOOSMALL:     error: exceeded stack allocation limit of 15 bytes for dispatch 'main_dispatch_0': got 16 bytes
 // TOOSMALL-NOT: result[0]
 
 func.func @main(%x: tensor<64x96xf32>, %w: tensor<96x80xf32>, %b: tensor<80xf32>) -> tensor<64x80xf32> {

@@ -2,13 +2,6 @@
 // as SPEC.md words it: "exceeded stack allocation limit of 32768 bytes for
 // dispatch 'NAME': got N bytes", with the limit printed as a number.
 //
-// XFAIL: *
-// Known bug (reported, not yet fixed): CheckStackAllocation.cpp streams the
-// `limit` pass option (a cl::opt<uint64_t>) straight into the diagnostic and
-// it comes out as a single character: limit=65 prints "limit of A bytes",
-// limit=32768 prints a NUL byte. Remove the XFAIL line once the limit is
-// printed as a number (e.g. `<< static_cast<uint64_t>(limit)`).
-//
 // RUN: %jit-opt %s --split-input-file --verify-diagnostics \
 // RUN:   --pass-pipeline='builtin.module(func.func(jitrun-codegen-check-stack-allocation))'
 

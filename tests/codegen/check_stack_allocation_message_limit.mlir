@@ -1,9 +1,5 @@
 // The over-the-limit message with a non-default limit names that limit.
 //
-// XFAIL: *
-// Same known bug as check_stack_allocation_message.mlir: the limit is printed
-// as a character (1024 truncates to a NUL byte), not as "1024".
-//
 // RUN: %jit-opt %s --split-input-file --verify-diagnostics \
 // RUN:   --pass-pipeline='builtin.module(func.func(jitrun-codegen-check-stack-allocation{limit=1024}))'
 

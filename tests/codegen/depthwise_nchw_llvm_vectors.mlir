@@ -5,21 +5,10 @@
 // llvm.intr.fmuladd), and none of it is done one lane at a time on
 // vector<1xf32>. Checked for stride 2 and for stride 1.
 //
-// XFAIL: *
-// Known bug, found while writing these tests: tile-and-vectorize produces
-// arith.mulf on vector<1x1x16x1x1x1xf32> and a vector.multi_reduction over its
-// two trailing unit (filter-tap) dimensions into vector<1x1x16x1xf32>
-// (vectorize_depthwise_nchw.mlir checks that). The lanes are not on the
-// innermost vector dimension: the generic that unitWindowConvToGeneric builds
-// keeps the named op's loop order (n, oh, ow, c, kh, kw), so the channel and
-// the two tap loops, all of extent 1, come after the output width.
-// jitrun-codegen-lower-vectors drops no unit dimensions, and the LLVM
-// conversion unrolls n-D vectors into 1-D vectors of the innermost dimension,
-// which has one lane: the kernel becomes 16 x (llvm.fmul, llvm.fadd) on
-// vector<1xf32> per tap, with extractelement/insertelement around them
-// (scalar code, even though jitrun counts it as a vector kernel). With stride
-// 2 the input row is in addition gathered by a loop of scalar f32 loads.
-// Remove this XFAIL once the arithmetic is on 16 lanes.
+// The generic that unitWindowConvToGeneric builds keeps the named op's loop
+// order (n, oh, ow, c, kh, kw), so its vectors are vector<1x1x16x1x1x1xf32>;
+// jitrun-codegen-lower-vectors drops the unit dimensions with shape casts so
+// the arithmetic runs on whole 16-lane registers.
 //
 // RUN: %jit-opt %s --split-input-file --jitrun-codegen-pipeline \
 // RUN:   | FileCheck %s --implicit-check-not='{{llvm\.(fmul|fadd|intr\.fmuladd).*vector<1xf32>}}'
