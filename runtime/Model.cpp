@@ -8,6 +8,16 @@
 
 #include "runtime/Model.h"
 
+#include "mlir/Parser/Parser.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/ADT/StringExtras.h"
+#include <atomic>
+#include <thread>
+
 #include "codegen/Passes.h"
 #include "codegen/jit/Jit.h"
 #include "fusion/Passes.h"
@@ -24,6 +34,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -98,9 +109,14 @@ struct Command {
   enum Kind { Dispatch, Fill, Copy, CopyWhole } kind;
   // Dispatch
   KernelFn fn = nullptr;
+  int kernel = -1; // index of the distinct kernel
   int64_t workgroups = 1;
   std::vector<int> bindings;
-  std::string name;
+  // --profile: the dispatch function or `fill:SHAPE`/`copy:SRC->DST`, the
+  // root op, the root's FLOPs and the bytes read plus written per run.
+  std::string name, op;
+  double flops = 0;
+  int64_t bytes = 0;
   // Fill / CopyWhole
   int dst = -1, src = -1;
   std::vector<uint8_t> pattern;
@@ -123,6 +139,10 @@ public:
   /// Constant data owned by the program (splats expanded, etc.).
   std::vector<std::unique_ptr<uint8_t[]>> ownedConstants;
   bool singleThreaded = false;
+  /// --profile: seconds per command, summed over `profiledRuns` runs.
+  bool profiling = false;
+  std::vector<double> commandSeconds;
+  int64_t profiledRuns = 0;
 
   int addBuffer(Buffer b) {
     buffers.push_back(b);
@@ -235,7 +255,15 @@ public:
       }
     }
     std::vector<void *> args;
-    for (const Command &c : commands) {
+    // Checked once per run; timing costs two clock reads per command.
+    const bool timed = profiling;
+    if (timed)
+      commandSeconds.resize(commands.size(), 0.0);
+    for (size_t ci = 0; ci < commands.size(); ++ci) {
+      const Command &c = commands[ci];
+      std::chrono::steady_clock::time_point start;
+      if (timed)
+        start = std::chrono::steady_clock::now();
       switch (c.kind) {
       case Command::Dispatch: {
         args.clear();
@@ -275,7 +303,12 @@ public:
                     static_cast<uint8_t *>(ptrs[c.copy.dst]));
         break;
       }
+      if (timed)
+        commandSeconds[ci] +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
+    if (timed)
+      ++profiledRuns;
     // Results not computed in place (an input, a constant, a buffer shared
     // by two results) are copied.
     for (size_t i = 0; i < outputs.size(); ++i) {
@@ -291,6 +324,8 @@ public:
 //===----------------------------------------------------------------------===//
 // Compilation
 //===----------------------------------------------------------------------===//
+
+static std::string formatDiagnosticText(Diagnostic &diag);
 
 struct CompiledModel::Impl {
   CompileOptions options;
@@ -314,10 +349,21 @@ struct CompiledModel::Impl {
   llvm::Error runPasses(ModuleOp module, llvm::function_ref<void(PassManager &)> build,
                         Diagnostics &diags);
   llvm::Error buildHostProgram(func::FuncOp entry, ModuleOp module);
-  llvm::Expected<std::pair<KernelFn, int64_t>> compileKernel(func::FuncOp dispatch,
-                                                             ModuleOp module);
-  std::string formatDiagnostic(Diagnostic &diag);
-  std::map<std::string, std::pair<KernelFn, int64_t>> kernelCache;
+  /// A distinct kernel to compile: its dispatch function as text (with
+  /// locations), named after its content hash.
+  struct PendingKernel {
+    std::string key, name, symbol, text;
+    KernelFn fn = nullptr;
+    int64_t workgroups = 1;
+  };
+  /// Registers a dispatch's kernel (deduplicated); returns its index.
+  int registerKernel(func::FuncOp dispatch);
+  /// Compiles every registered kernel, in parallel and through the cache,
+  /// and binds the dispatch commands to them.
+  llvm::Error compileKernels();
+  std::string formatDiagnostic(Diagnostic &diag) { return formatDiagnosticText(diag); }
+  std::vector<PendingKernel> kernels;
+  std::map<std::string, int> kernelIndex;
 };
 
 /// The first file location inside `loc`, if any.
@@ -349,7 +395,7 @@ static llvm::StringRef severityName(DiagnosticSeverity s) {
 
 /// `file:line:col: error: message` (or `jitrun: error: message` without a
 /// location), then its notes, one per line.
-std::string CompiledModel::Impl::formatDiagnostic(Diagnostic &diag) {
+static std::string formatDiagnosticText(Diagnostic &diag) {
   std::string out;
   llvm::raw_string_ostream os(out);
   auto line = [&](Location loc, DiagnosticSeverity sev, const std::string &msg) {
@@ -397,60 +443,19 @@ static bool isStackLimitError(llvm::StringRef text) {
   return text.contains("exceeded stack allocation limit");
 }
 
-llvm::Expected<std::pair<KernelFn, int64_t>>
-CompiledModel::Impl::compileKernel(func::FuncOp dispatch, ModuleOp module) {
-  // Deduplicate: identical bodies with identical shapes share one kernel.
-  std::string key;
-  {
-    llvm::raw_string_ostream os(key);
-    func::FuncOp copy = cast<func::FuncOp>(dispatch->clone());
-    copy.setSymName("k");
-    copy->print(os, OpPrintingFlags().printGenericOpForm().skipRegions(false));
-    copy->erase();
-  }
-  // Locations differ between identical kernels; they are not printed by
-  // default, so the key is the body and the shapes alone.
-  if (auto it = kernelCache.find(key); it != kernelCache.end())
-    return it->second;
-
-  std::string name = dispatch.getSymName().str();
-  CodegenOptions cg;
-  cg.vectorBits = options.forceAvx2 ? 256 : hostCpu().vectorBits();
-  cg.stackLimitBytes = options.stackLimitBytes;
-  cg.reference = options.reference;
-  const unsigned scales[] = {1, 2, 4, 8};
-  OwningOpRef<ModuleOp> kernelModule;
-  Diagnostics diags;
-  for (unsigned attempt = 0; attempt < 4; ++attempt) {
-    bool last = attempt == 3 || options.reference;
-    cg.tileScale = scales[attempt];
-    cg.failOnStackLimit = last ? options.failOnStackLimit : true;
-    kernelModule = ModuleOp::create(dispatch.getLoc());
-    kernelModule->push_back(cast<func::FuncOp>(dispatch->clone()));
-    cast<func::FuncOp>(kernelModule->front()).setPublic();
-    diags = Diagnostics();
-    llvm::Error err = runPasses(*kernelModule, [&](PassManager &pm) {
-      buildKernelPipeline(pm, cg);
-    }, diags);
-    if (!err)
-      break;
-    std::string message = llvm::toString(std::move(err));
-    if (last || !isStackLimitError(message))
-      return makeError(message);
-  }
-  for (std::string &w : diags.warnings)
-    warnings.push_back(w);
-  auto kernelFn = kernelModule->lookupSymbol<func::FuncOp>(name);
-  if (!kernelFn)
-    return makeError("jitrun: error: kernel '" + name + "' vanished during codegen");
+/// What compiling one kernel produced, in its own thread and context.
+struct KernelResult {
+  std::string object;   // machine code (an object file)
   int64_t workgroups = 1, stackBytes = 0;
-  if (auto a = kernelFn->getAttrOfType<IntegerAttr>(kWorkgroupsAttrName))
-    workgroups = a.getInt();
-  if (auto a = kernelFn->getAttrOfType<IntegerAttr>(kStackBytesAttrName))
-    stackBytes = a.getInt();
-  stats.stackBytesMax = std::max(stats.stackBytesMax, stackBytes);
-  // A kernel is vector code when it has vector ops and no innermost loop
-  // that moves data element by element.
+  bool vector = false;
+  std::vector<std::string> warnings;
+  std::string error;    // empty on success
+  bool fromCache = false;
+};
+
+/// A kernel is vector code when it has vector ops and no innermost loop that
+/// moves data element by element.
+static bool isVectorCode(func::FuncOp kernelFn) {
   bool scalar = false, vector = false;
   kernelFn.walk([&](Operation *op) {
     if (isa<vector::VectorDialect>(op->getDialect()))
@@ -470,24 +475,240 @@ CompiledModel::Impl::compileKernel(func::FuncOp dispatch, ModuleOp module) {
     if (inner && !hasVector && hasScalarAccess)
       scalar = true;
   });
-  if (vector && !scalar)
-    ++stats.vectorizedOps;
-  else
-    ++stats.scalarOps;
-  Diagnostics lowerDiags;
-  if (llvm::Error err = runPasses(*kernelModule, [&](PassManager &pm) {
-        buildLowerToLLVMPipeline(pm);
-      }, lowerDiags))
-    return std::move(err);
-  if (llvm::Error err = jit->addModule(*kernelModule, {name}))
-    return std::move(err);
-  llvm::Expected<KernelFn> fn = jit->lookup(name);
-  if (!fn)
-    return fn.takeError();
-  ++stats.executables;
-  auto result = std::make_pair(*fn, workgroups);
-  kernelCache[key] = result;
-  return result;
+  return vector && !scalar;
+}
+
+/// Version of the code generator: part of the kernel cache key. Bump it when
+/// codegen changes what a given dispatch compiles to.
+static constexpr llvm::StringLiteral kCodegenVersion = "jitrun-codegen-3";
+
+/// Compiles one kernel (a dispatch function printed with locations) in a
+/// context of its own, so that several compile at once.
+static KernelResult compileKernelIsolated(const std::string &text, const std::string &name,
+                                          const std::string &symbol,
+                                          const CompileOptions &options,
+                                          std::string (*format)(Diagnostic &)) {
+  KernelResult r;
+  DialectRegistry registry;
+  registerJitrunDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  context.printOpOnDiagnostic(false);
+  context.loadAllAvailableDialects();
+  std::string errors;
+  std::vector<std::string> warnings;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    std::string t = format(diag);
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      errors += t;
+    else if (diag.getSeverity() == DiagnosticSeverity::Warning)
+      warnings.push_back(t);
+    return success();
+  });
+  auto run = [&](ModuleOp m, llvm::function_ref<void(PassManager &)> build) -> bool {
+    PassManager pm(&context, ModuleOp::getOperationName());
+    if (options.configurePassManager)
+      options.configurePassManager(pm);
+    build(pm);
+    return succeeded(pm.run(m));
+  };
+  CodegenOptions cg;
+  cg.vectorBits = options.forceAvx2 ? 256 : hostCpu().vectorBits();
+  cg.stackLimitBytes = options.stackLimitBytes;
+  cg.reference = options.reference;
+  const unsigned scales[] = {1, 2, 4, 8};
+  OwningOpRef<ModuleOp> kernelModule;
+  for (unsigned attempt = 0; attempt < 4; ++attempt) {
+    bool last = attempt == 3 || options.reference;
+    cg.tileScale = scales[attempt];
+    cg.failOnStackLimit = last ? options.failOnStackLimit : true;
+    kernelModule = parseSourceString<ModuleOp>(text, &context);
+    if (!kernelModule) {
+      r.error = "jitrun: error: kernel '" + name + "' did not reparse:\n" + errors;
+      return r;
+    }
+    errors.clear();
+    warnings.clear();
+    if (run(*kernelModule, [&](PassManager &pm) { buildKernelPipeline(pm, cg); }))
+      break;
+    if (errors.empty())
+      errors = "jitrun: error: a compiler pass failed\n";
+    if (last || !llvm::StringRef(errors).contains("exceeded stack allocation limit")) {
+      r.error = llvm::StringRef(errors).rtrim().str();
+      return r;
+    }
+  }
+  r.warnings = warnings;
+  auto kernelFn = kernelModule->lookupSymbol<func::FuncOp>(name);
+  if (!kernelFn) {
+    r.error = "jitrun: error: kernel '" + name + "' vanished during codegen";
+    return r;
+  }
+  if (auto a = kernelFn->getAttrOfType<IntegerAttr>(kWorkgroupsAttrName))
+    r.workgroups = a.getInt();
+  if (auto a = kernelFn->getAttrOfType<IntegerAttr>(kStackBytesAttrName))
+    r.stackBytes = a.getInt();
+  r.vector = isVectorCode(kernelFn);
+  // Diagnostics named the dispatch; machine code is named after the
+  // kernel's content, so that cached objects never clash in the JIT.
+  kernelFn.setSymName(symbol);
+  errors.clear();
+  if (!run(*kernelModule, [&](PassManager &pm) { buildLowerToLLVMPipeline(pm); })) {
+    r.error = errors.empty() ? "jitrun: error: lowering a kernel to LLVM failed"
+                             : llvm::StringRef(errors).rtrim().str();
+    return r;
+  }
+  llvm::Expected<std::string> object =
+      KernelJit::compileToObject(*kernelModule, {symbol}, options.forceAvx2);
+  if (!object) {
+    r.error = llvm::toString(object.takeError());
+    return r;
+  }
+  r.object = std::move(*object);
+  return r;
+}
+
+/// The kernel cache: `DIR/KEY.o` (machine code) and `DIR/KEY.meta`
+/// (`workgroups stack_bytes vector` on one line). Entries are written to a
+/// temporary name and renamed, so a reader never sees half a file.
+static bool readCacheEntry(const std::string &dir, const std::string &key, KernelResult &r) {
+  auto obj = llvm::MemoryBuffer::getFile(dir + "/" + key + ".o");
+  auto meta = llvm::MemoryBuffer::getFile(dir + "/" + key + ".meta");
+  if (!obj || !meta)
+    return false;
+  long long wg = 0, sb = 0, vec = 0;
+  if (std::sscanf((*meta)->getBuffer().str().c_str(), "%lld %lld %lld", &wg, &sb, &vec) != 3)
+    return false;
+  // A damaged entry (truncated, overwritten) is a miss: compile again.
+  auto parsed = llvm::object::ObjectFile::createObjectFile((*obj)->getMemBufferRef());
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return false;
+  }
+  r.object = (*obj)->getBuffer().str();
+  r.workgroups = wg;
+  r.stackBytes = sb;
+  r.vector = vec != 0;
+  r.fromCache = true;
+  return !r.object.empty();
+}
+
+static void writeCacheEntry(const std::string &dir, const std::string &key,
+                            const KernelResult &r) {
+  if (llvm::sys::fs::create_directories(dir))
+    return;
+  auto write = [&](const std::string &file, llvm::StringRef data) {
+    std::string tmp = file + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+    {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(tmp, ec, llvm::sys::fs::OF_None);
+      if (ec)
+        return;
+      os << data;
+    }
+    llvm::sys::fs::rename(tmp, file);
+  };
+  write(dir + "/" + key + ".o", r.object);
+  write(dir + "/" + key + ".meta", std::to_string(r.workgroups) + " " +
+                                       std::to_string(r.stackBytes) + " " +
+                                       (r.vector ? "1" : "0") + "\n");
+}
+
+int CompiledModel::Impl::registerKernel(func::FuncOp dispatch) {
+  // Deduplicate: identical bodies with identical shapes share one kernel.
+  // The kernel's symbol is named after its content, so that objects from
+  // the cache never clash in the JIT.
+  func::FuncOp copy = cast<func::FuncOp>(dispatch->clone());
+  copy.setSymName("k");
+  std::string body;
+  {
+    llvm::raw_string_ostream os(body);
+    copy->print(os, OpPrintingFlags().printGenericOpForm());
+  }
+  std::string keyText = body + "\n" + KernelJit::targetId(options.forceAvx2) + "\n" +
+                        kCodegenVersion.str() + " limit=" +
+                        std::to_string(options.stackLimitBytes) +
+                        (options.failOnStackLimit ? " fail" : " warn") +
+                        (options.reference ? " reference" : "");
+  llvm::SHA256 sha;
+  sha.update(keyText);
+  std::string key = llvm::toHex(sha.final(), /*LowerCase=*/true).substr(0, 32);
+  if (auto it = kernelIndex.find(key); it != kernelIndex.end()) {
+    copy->erase();
+    return it->second;
+  }
+  PendingKernel k;
+  k.key = key;
+  k.name = dispatch.getSymName().str();
+  k.symbol = "k_" + key;
+  copy.setSymName(k.name);
+  copy.setPublic();
+  {
+    OwningOpRef<ModuleOp> holder = ModuleOp::create(dispatch.getLoc());
+    holder->push_back(copy);
+    llvm::raw_string_ostream os(k.text);
+    holder->print(os, OpPrintingFlags().enableDebugInfo());
+  }
+  kernels.push_back(std::move(k));
+  kernelIndex[key] = static_cast<int>(kernels.size() - 1);
+  return static_cast<int>(kernels.size() - 1);
+}
+
+llvm::Error CompiledModel::Impl::compileKernels() {
+  std::vector<KernelResult> results(kernels.size());
+  std::atomic<size_t> next{0};
+  auto formatter = [](Diagnostic &d) { return formatDiagnosticText(d); };
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < kernels.size();) {
+      PendingKernel &k = kernels[i];
+      if (!options.cacheDir.empty() && readCacheEntry(options.cacheDir, k.key, results[i]))
+        continue;
+      results[i] = compileKernelIsolated(k.text, k.name, k.symbol, options, +formatter);
+      if (results[i].error.empty() && !options.cacheDir.empty())
+        writeCacheEntry(options.cacheDir, k.key, results[i]);
+    }
+  };
+  // Kernels compile in parallel, one context per thread (MLIRContext is not
+  // for concurrent use); at most one thread per core.
+  unsigned threads = std::max(1u, std::min<unsigned>(
+      options.compileThreads ? options.compileThreads : std::thread::hardware_concurrency(),
+      static_cast<unsigned>(kernels.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (std::thread &t : pool)
+    t.join();
+  // Errors in program order: the first failing dispatch is reported.
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    KernelResult &r = results[i];
+    if (!r.error.empty())
+      return makeError(r.error);
+    for (std::string &w : r.warnings)
+      warnings.push_back(w);
+    if (llvm::Error e = jit->addObject(r.object, kernels[i].symbol))
+      return e;
+    llvm::Expected<KernelFn> fn = jit->lookup(kernels[i].symbol);
+    if (!fn)
+      return fn.takeError();
+    kernels[i].fn = *fn;
+    kernels[i].workgroups = r.workgroups;
+    stats.stackBytesMax = std::max(stats.stackBytesMax, r.stackBytes);
+    if (r.vector)
+      ++stats.vectorizedOps;
+    else
+      ++stats.scalarOps;
+    if (r.fromCache)
+      ++stats.cachedKernels;
+    ++stats.executables;
+  }
+  for (Command &c : program.commands) {
+    if (c.kind != Command::Dispatch)
+      continue;
+    c.fn = kernels[c.kernel].fn;
+    c.workgroups = kernels[c.kernel].workgroups;
+    stats.workgroups += c.workgroups;
+  }
+  return llvm::Error::success();
 }
 
 /// Raw bytes of a constant tensor, row-major, one element per slot.
@@ -541,6 +762,44 @@ static llvm::Error opError(Operation *op, CompiledModel::Impl &impl,
   return makeError(llvm::StringRef(text).rtrim());
 }
 
+/// --profile: a dispatch's root op (the first reduction-carrying linalg op,
+/// else the first non-fill linalg op, else the first one, as in the dispatch
+/// graph) and the root's FLOPs per run: 2 * the product of its static loop
+/// ranges for a contraction or convolution with a multiply-add body, the
+/// product for other reductions and pooling, 0 without a root or with a
+/// dynamic range.
+static void describeDispatch(func::FuncOp callee, std::string &opName, double &flops) {
+  Operation *root = nullptr, *firstCompute = nullptr, *first = nullptr;
+  callee.walk([&](linalg::LinalgOp linalgOp) {
+    Operation *op = linalgOp.getOperation();
+    if (!first)
+      first = op;
+    if (!firstCompute && !isa<linalg::FillOp>(op))
+      firstCompute = op;
+    if (!root && isRootOp(op))
+      root = op;
+  });
+  flops = 0;
+  Operation *named = root ? root : firstCompute ? firstCompute : first;
+  opName = named ? named->getName().getStringRef().str() : "-";
+  if (!root)
+    return;
+  auto linalgOp = cast<linalg::LinalgOp>(root);
+  double product = 1;
+  for (int64_t range : linalgOp.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(range))
+      return;
+    product *= static_cast<double>(range);
+  }
+  bool multiplies = false;
+  for (Operation &op : linalgOp.getBlock()->without_terminator())
+    if (isa<arith::MulFOp, arith::MulIOp>(op))
+      multiplies = true;
+  bool multiplyAdd = multiplies && (linalg::isaContractionOpInterface(linalgOp) ||
+                                    linalg::isaConvolutionOpInterface(linalgOp));
+  flops = (multiplyAdd ? 2.0 : 1.0) * product;
+}
+
 llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp module) {
   HostProgram &p = program;
   llvm::DenseMap<Value, int> bufferOf;
@@ -552,6 +811,10 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
     if (!et)
       return std::nullopt;
     return TensorSpec{*et, std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end())};
+  };
+  auto shapeName = [&](Type t) -> std::string {
+    std::optional<TensorSpec> spec = specOf(t);
+    return spec ? spec->str() : std::string("?");
   };
   auto bytesOf = [](const TensorSpec &s) {
     size_t n = elementSize(s.type);
@@ -624,13 +887,10 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
       auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
       if (!callee || !callee->hasAttr(kDispatchAttrName))
         return opError(&op, *this, "calls to functions are not supported in the host program");
-      auto kernel = compileKernel(callee, module);
-      if (!kernel)
-        return kernel.takeError();
       Command c{Command::Dispatch};
-      c.fn = kernel->first;
-      c.workgroups = kernel->second;
+      c.kernel = registerKernel(callee);
       c.name = callee.getSymName().str();
+      describeDispatch(callee, c.op, c.flops);
       for (Value arg : call.getOperands())
         c.bindings.push_back(lookup(arg));
       for (Value res : call.getResults()) {
@@ -640,7 +900,6 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
       }
       p.commands.push_back(std::move(c));
       ++stats.dispatches;
-      stats.workgroups += kernel->second;
       continue;
     }
     if (auto fill = dyn_cast<linalg::FillOp>(op)) {
@@ -669,6 +928,8 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
       }
       c.dst = newIntermediate(fill.getResult(0));
       bufferOf[fill.getResult(0)] = c.dst;
+      c.name = "fill:" + spec->str();
+      c.op = "linalg.fill";
       p.commands.push_back(std::move(c));
       ++stats.fills;
       continue;
@@ -696,6 +957,8 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
           llvm::any_of(strides, ShapedType::isDynamic))
         return opError(&op, *this, "slices with dynamic offsets, sizes or strides are not supported");
       Command c{Command::Copy};
+      c.name = "copy:" + shapeName(srcType) + "->" + shapeName(dstType);
+      c.op = op.getName().getStringRef().str();
       CopyCommand &cc = c.copy;
       cc.src = lookup(src);
       cc.dst = bufferOf.lookup(dstVal);
@@ -734,6 +997,9 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
         Command c{Command::CopyWhole};
         c.src = lookup(dest);
         c.dst = out;
+        c.name = "copy:" + shapeName(dest.getType()) + "->" +
+                 shapeName(insert.getResult().getType());
+        c.op = "tensor.insert_slice";
         p.commands.push_back(std::move(c));
         ++stats.copies;
       }
@@ -776,7 +1042,34 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
   for (const Buffer &b : p.buffers)
     if (b.kind == BufferKind::Intermediate)
       stats.transientBytes += b.bytes;
+  for (Command &c : p.commands) {
+    switch (c.kind) {
+    case Command::Dispatch: {
+      std::vector<int> distinct = c.bindings;
+      llvm::sort(distinct);
+      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+      for (int b : distinct)
+        c.bytes += static_cast<int64_t>(p.buffers[b].bytes);
+      break;
+    }
+    case Command::Fill:
+      c.bytes = static_cast<int64_t>(p.buffers[c.dst].bytes);
+      break;
+    case Command::CopyWhole:
+      c.bytes = 2 * static_cast<int64_t>(p.buffers[c.dst].bytes);
+      break;
+    case Command::Copy: {
+      int64_t n = static_cast<int64_t>(c.copy.eltBytes);
+      for (int64_t d : c.copy.sizes)
+        n *= d;
+      c.bytes = 2 * n;
+      break;
+    }
+    }
+  }
   p.singleThreaded = options.reference;
+  if (llvm::Error e = compileKernels())
+    return e;
   p.allocate();
   return llvm::Error::success();
 }
@@ -962,6 +1255,37 @@ const std::vector<TensorSpec> &CompiledModel::outputs() const {
   return impl->program.outputSpecs;
 }
 const Statistics &CompiledModel::statistics() const { return impl->stats; }
+
+void CompiledModel::setProfiling(bool enabled) {
+  std::lock_guard<std::mutex> lock(impl->runMutex);
+  HostProgram &p = impl->program;
+  p.profiling = enabled;
+  if (enabled) {
+    p.commandSeconds.assign(p.commands.size(), 0.0);
+    p.profiledRuns = 0;
+  }
+}
+
+Profile CompiledModel::profile() const {
+  std::lock_guard<std::mutex> lock(impl->runMutex);
+  const HostProgram &p = impl->program;
+  Profile out;
+  out.runs = p.profiledRuns;
+  for (size_t i = 0; i < p.commands.size(); ++i) {
+    const Command &c = p.commands[i];
+    CommandProfile cp;
+    cp.kind = c.kind == Command::Dispatch ? CommandProfile::Dispatch
+              : c.kind == Command::Fill   ? CommandProfile::Fill
+                                          : CommandProfile::Copy;
+    cp.name = c.name;
+    cp.op = c.op;
+    cp.flops = c.flops;
+    cp.bytes = c.bytes;
+    cp.seconds = i < p.commandSeconds.size() ? p.commandSeconds[i] : 0.0;
+    out.commands.push_back(std::move(cp));
+  }
+  return out;
+}
 const std::vector<std::string> &CompiledModel::fusionExplanations() const {
   return impl->explanations;
 }

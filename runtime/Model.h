@@ -40,6 +40,12 @@ struct CompileOptions {
   bool forceAvx2 = false;
   uint64_t stackLimitBytes = 32768;
   bool failOnStackLimit = true;
+  /// Persistent kernel cache directory (--cache-dir); empty: no cache.
+  /// Entries are keyed by the dispatch's IR, the target CPU and features,
+  /// the codegen version and the stack-limit options.
+  std::string cacheDir;
+  /// Threads compiling kernels; 0: one per core.
+  unsigned compileThreads = 0;
   /// Record why producer/consumer pairs were not fused (--explain-fusion).
   bool explainFusion = false;
   /// When non-empty, the host program after fusion is written here as a
@@ -60,6 +66,8 @@ struct Statistics {
   /// with scalar loops somewhere.
   int64_t vectorizedOps = 0, scalarOps = 0; // distinct kernels: all vector code, or with scalar loops
   double compileSeconds = 0;
+  /// Kernels loaded from the --cache-dir cache instead of compiled.
+  int64_t cachedKernels = 0;
 };
 
 /// The type of one input or output.
@@ -67,6 +75,32 @@ struct TensorSpec {
   ElementType type;
   std::vector<int64_t> shape;
   std::string str() const;
+};
+
+/// One command of the host program as --profile reports it.
+struct CommandProfile {
+  enum Kind { Dispatch, Fill, Copy } kind = Dispatch;
+  /// The dispatch function, or `fill:SHAPE`, `copy:SRC->DST`.
+  std::string name;
+  /// A dispatch's root op (else its first compute linalg op); linalg.fill,
+  /// tensor.insert_slice or tensor.extract_slice for host fills and copies.
+  std::string op;
+  /// FLOPs of one run of the root op (0 when there is no root): 2 * the
+  /// product of its static loop ranges for contractions and convolutions
+  /// (multiply-add), the product for other reductions and pooling.
+  double flops = 0;
+  /// Bytes one run reads plus writes: the sizes of a dispatch's distinct
+  /// bound buffers, a fill's destination, a copy's box read and written.
+  int64_t bytes = 0;
+  /// Wall time summed over the profiled runs (the whole command, all
+  /// workgroups on the pool).
+  double seconds = 0;
+};
+
+/// Per-command timings of the runs made since profiling was enabled.
+struct Profile {
+  int64_t runs = 0;
+  std::vector<CommandProfile> commands; // in run order
 };
 
 class HostProgram;
@@ -100,6 +134,13 @@ public:
   /// which dispatches write directly: no allocation and no copy per run.
   llvm::Error runInto(llvm::ArrayRef<const HostTensor *> inputs,
                       std::vector<HostTensor> &results, ThreadPool &pool);
+
+  /// Times every command of later runs (steady_clock around each one) when
+  /// enabled; enabling resets the timings. Off by default (no overhead).
+  void setProfiling(bool enabled);
+  /// The host program's commands with the time they took in the runs made
+  /// since setProfiling(true).
+  Profile profile() const;
 
   /// The implementation (compiler driver and host program), opaque here.
   struct Impl;

@@ -11,6 +11,8 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -49,6 +51,25 @@ const HostCpu &hostCpu() {
   return cpu;
 }
 
+/// The CPU name and feature list kernels are compiled for.
+static void targetFor(bool forceAvx2, std::string &cpu, std::vector<std::string> &feats) {
+  const HostCpu &host = hostCpu();
+  cpu = forceAvx2 ? "haswell" : host.name;
+  for (StringRef f : llvm::split(host.features, ',')) {
+    if (forceAvx2 && f.starts_with("+avx512"))
+      feats.push_back(("-" + f.drop_front()).str());
+    else
+      feats.push_back(f.str());
+  }
+}
+
+std::string KernelJit::targetId(bool forceAvx2) {
+  std::string cpu;
+  std::vector<std::string> feats;
+  targetFor(forceAvx2, cpu, feats);
+  return cpu + " " + llvm::join(feats, ",");
+}
+
 Expected<std::unique_ptr<KernelJit>> KernelJit::create(bool forceAvx2) {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -58,22 +79,13 @@ Expected<std::unique_ptr<KernelJit>> KernelJit::create(bool forceAvx2) {
   auto jtmb = orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
     return jtmb.takeError();
-  const HostCpu &host = hostCpu();
   std::unique_ptr<KernelJit> self(new KernelJit());
-  self->cpu = host.name;
   std::vector<std::string> feats;
-  for (StringRef f : llvm::split(host.features, ',')) {
-    if (forceAvx2 && f.starts_with("+avx512"))
-      feats.push_back(("-" + f.drop_front()).str());
-    else
-      feats.push_back(f.str());
-  }
+  targetFor(forceAvx2, self->cpu, feats);
   self->features = llvm::join(feats, ",");
-  jtmb->setCPU(forceAvx2 ? "haswell" : host.name);
+  jtmb->setCPU(self->cpu);
   jtmb->getFeatures() = SubtargetFeatures();
   jtmb->addFeatures(feats);
-  if (forceAvx2)
-    self->cpu = "haswell";
   jtmb->setCodeGenOptLevel(CodeGenOptLevel::Aggressive);
   auto jit = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
   if (!jit)
@@ -113,22 +125,25 @@ static Error addAbiWrapper(Module &m, StringRef name) {
   return Error::success();
 }
 
-Error KernelJit::addModule(mlir::ModuleOp module, ArrayRef<std::string> kernels) {
-  auto ctx = std::make_unique<LLVMContext>();
-  std::unique_ptr<Module> m = mlir::translateModuleToLLVMIR(module, *ctx);
+Expected<std::string> KernelJit::compileToObject(mlir::ModuleOp module,
+                                                 ArrayRef<std::string> kernels,
+                                                 bool forceAvx2) {
+  LLVMContext ctx;
+  std::unique_ptr<Module> m = mlir::translateModuleToLLVMIR(module, ctx);
   if (!m)
     return makeError("failed to translate a kernel module to LLVM IR");
   for (const std::string &k : kernels)
     if (Error e = addAbiWrapper(*m, k))
-      return e;
+      return std::move(e);
+  std::string cpu;
+  std::vector<std::string> featureList;
+  targetFor(forceAvx2, cpu, featureList);
+  std::string features = llvm::join(featureList, ",");
   auto jtmb = orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
     return jtmb.takeError();
   jtmb->setCPU(cpu);
   jtmb->getFeatures() = SubtargetFeatures();
-  std::vector<std::string> featureList;
-  for (StringRef f : llvm::split(features, ','))
-    featureList.push_back(f.str());
   jtmb->addFeatures(featureList);
   jtmb->setCodeGenOptLevel(CodeGenOptLevel::Aggressive);
   auto tm = jtmb->createTargetMachine();
@@ -160,7 +175,25 @@ Error KernelJit::addModule(mlir::ModuleOp module, ArrayRef<std::string> kernels)
     ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
     mpm.run(*m, mam);
   }
-  return jit->addIRModule(orc::ThreadSafeModule(std::move(m), std::move(ctx)));
+  SmallVector<char, 0> buffer;
+  raw_svector_ostream os(buffer);
+  legacy::PassManager codegen;
+  if ((*tm)->addPassesToEmitFile(codegen, os, nullptr, CodeGenFileType::ObjectFile))
+    return makeError("the target cannot emit object files");
+  codegen.run(*m);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+Error KernelJit::addObject(StringRef object, StringRef name) {
+  return jit->addObjectFile(MemoryBuffer::getMemBufferCopy(object, name));
+}
+
+Error KernelJit::addModule(mlir::ModuleOp module, ArrayRef<std::string> kernels) {
+  bool forceAvx2 = cpu == "haswell" && hostCpu().name != "haswell";
+  Expected<std::string> object = compileToObject(module, kernels, forceAvx2);
+  if (!object)
+    return object.takeError();
+  return addObject(*object, kernels.empty() ? "kernels" : kernels.front());
 }
 
 Expected<KernelFn> KernelJit::lookup(StringRef name) {

@@ -49,6 +49,16 @@ public:
   /// Translates `module` (LLVM dialect), wraps every function named in
   /// `kernels` with its `_abi` entry, optimizes at O3 and adds it to the JIT.
   llvm::Error addModule(mlir::ModuleOp module, llvm::ArrayRef<std::string> kernels);
+  /// The same up to machine code: an object file for the host CPU (or
+  /// Haswell with `forceAvx2`). Safe to call from several threads at once,
+  /// each with its own MLIR context.
+  static llvm::Expected<std::string> compileToObject(mlir::ModuleOp module,
+                                                     llvm::ArrayRef<std::string> kernels,
+                                                     bool forceAvx2);
+  /// Adds an object file made by compileToObject (possibly from the cache).
+  llvm::Error addObject(llvm::StringRef object, llvm::StringRef name);
+  /// "cpu features" the objects are made for: part of the cache key.
+  static std::string targetId(bool forceAvx2);
 
   /// Looks up the `_abi` entry of kernel `name`.
   llvm::Expected<KernelFn> lookup(llvm::StringRef name);
