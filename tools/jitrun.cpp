@@ -421,6 +421,9 @@ int main(int argc, char **argv) {
   mlir::registerMLIRContextCLOptions();
   mlir::registerPassManagerCLOptions();
   mlir::registerDefaultTimingManagerCLOptions();
+  // --help shows jitrun's flags; LLVM's and MLIR's (--mlir-print-ir-after-all,
+  // --mlir-timing, ...) still parse, and --help-hidden lists them.
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "jitrun: compile an MLIR model for this CPU and run it\n");
 
   if (!dumpStatistics.empty() && dumpStatistics != "json" && dumpStatistics != "csv" &&
