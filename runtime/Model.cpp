@@ -182,9 +182,17 @@ public:
       total *= s;
     if (total == 0)
       return;
-    bool innerContiguous = c.srcStrides.back() == 1 && c.dstStrides.back() == 1;
-    int64_t inner = innerContiguous ? c.sizes.back() : 1;
-    size_t innerDims = innerContiguous ? 1 : 0;
+    // One memcpy per contiguous run: trailing dimensions that both sides
+    // hold whole (NHWC padding copies whole rows of W*C, not C at a time).
+    int64_t inner = 1;
+    size_t innerDims = 0;
+    for (int d = static_cast<int>(rank) - 1;
+         d >= 0 && c.srcStrides[d] == 1 && c.dstStrides[d] == 1; --d) {
+      inner *= c.sizes[d];
+      ++innerDims;
+      if (c.sizes[d] != c.srcShape[d] || c.sizes[d] != c.dstShape[d])
+        break;
+    }
     while (true) {
       int64_t so = 0, dof = 0;
       for (size_t d = 0; d < rank; ++d) {
