@@ -10,6 +10,8 @@
 #include "fusion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include <cstring>
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -107,6 +109,75 @@ struct GeneralizeElementwise
   }
 };
 
+/// A transpose (a generic whose body yields its one input, read through a
+/// permutation) of a dense_resource constant, evaluated at compile time. The
+/// upstream constant folder takes DenseElementsAttr only; torch-mlir and the
+/// zoo keep weights as resource blobs.
+struct FoldResourceTranspose : public OpRewritePattern<linalg::GenericOp> {
+  FoldResourceTranspose(MLIRContext *ctx, int64_t maxElements)
+      : OpRewritePattern(ctx), maxElements(maxElements) {}
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+        op.getNumReductionLoops() != 0 || !op.hasPureTensorSemantics())
+      return failure();
+    auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+    if (yield.getNumOperands() != 1 ||
+        yield.getOperand(0) != op.getBody()->getArgument(0))
+      return failure();
+    auto cst = op.getDpsInputOperand(0)->get().getDefiningOp<arith::ConstantOp>();
+    if (!cst)
+      return failure();
+    auto attr = dyn_cast<DenseResourceElementsAttr>(cst.getValue());
+    auto inType = dyn_cast<RankedTensorType>(cst.getType());
+    auto outType = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+    if (!attr || !inType || !outType || !inType.hasStaticShape() ||
+        inType.getNumElements() > maxElements ||
+        inType.getElementType() != outType.getElementType())
+      return failure();
+    AffineMap inMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    if (!inMap.isPermutation() || !outMap.isIdentity())
+      return failure();
+    AsmResourceBlob *blob = attr.getRawHandle().getBlob();
+    if (!blob)
+      return failure();
+    unsigned bits = inType.getElementType().getIntOrFloatBitWidth();
+    if (bits % 8 != 0)
+      return failure();
+    size_t eb = bits / 8;
+    ArrayRef<char> data = blob->getData();
+    int64_t n = inType.getNumElements();
+    if (static_cast<int64_t>(data.size()) != n * static_cast<int64_t>(eb))
+      return failure();
+    // out[i0..ik] = in[inMap(i)]: walk the output in order.
+    int64_t rank = outType.getRank();
+    SmallVector<int64_t> inStrides(rank, 1);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      inStrides[d] = inStrides[d + 1] * inType.getDimSize(d + 1);
+    std::vector<char> out(data.size());
+    SmallVector<int64_t> idx(rank, 0);
+    for (int64_t flat = 0; flat < n; ++flat) {
+      int64_t src = 0;
+      for (int64_t r = 0; r < rank; ++r)
+        src += idx[cast<AffineDimExpr>(inMap.getResult(r)).getPosition()] * inStrides[r];
+      std::memcpy(out.data() + flat * eb, data.data() + src * eb, eb);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++idx[d] < outType.getDimSize(d))
+          break;
+        idx[d] = 0;
+      }
+    }
+    AsmResourceBlob folded =
+        HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<char>(out));
+    auto newAttr = DenseResourceElementsAttr::get(
+        outType, (attr.getRawHandle().getKey() + "_t").str(), std::move(folded));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, outType, newAttr);
+    return success();
+  }
+  int64_t maxElements;
+};
+
 /// 64 Mi elements: 256 MiB of f32.
 constexpr int64_t kMaxFoldedConstantElements = int64_t(64) << 20;
 
@@ -134,6 +205,7 @@ struct ElementwiseFusionPass final
             return type && type.hasStaticShape() &&
                    type.getNumElements() <= kMaxFoldedConstantElements;
           });
+      patterns.add<FoldResourceTranspose>(ctx, kMaxFoldedConstantElements);
       if (failed(applyPatternsGreedily(func, std::move(patterns))))
         return signalPassFailure();
     }

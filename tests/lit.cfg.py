@@ -13,6 +13,8 @@ tools = os.path.join(config.jitrun_obj_root, "tools")
 config.substitutions.append(("%jitrun", os.path.join(tools, "jitrun")))
 config.substitutions.append(("%jit-opt", os.path.join(tools, "jit-opt")))
 config.substitutions.append(("%models", os.path.join(config.jitrun_obj_root, "models")))
+config.substitutions.append(("%zoo", os.path.join(config.jitrun_obj_root, "zoo")))
+config.substitutions.append(("%modelgen", os.path.join(tools, "modelgen")))
 config.substitutions.append(("%shared", config.shared_dir))
 config.environment["PATH"] = os.pathsep.join(
     [tools, config.llvm_tools_dir, config.environment.get("PATH", "")])

@@ -1,0 +1,20 @@
+// Zoo model resnet50 (modelgen resnet50 --size=test, built into build/zoo):
+// ResNet-50 v1.5 as torch-mlir exports it (NCHW convolutions on tensor.pad,
+// batch norm generics, bottleneck blocks with projections, global average pool,
+// fc), at 1x3x32x32 with widths / 4 and one block per stage; full size 224x224,
+// blocks [3,4,6,3]. jitrun matches its reference path at 1 and 2 threads in
+// every fusion mode; the statistics pin the architecture (an accidental change
+// to the model, to fusion or to dispatch formation shows here; update the
+// counts on purpose).
+// RUN: %jitrun %zoo/resnet50.mlirbc --input=1x3x32x32xf32 --reference --output=@%t.ref.npy
+// RUN: %jitrun %zoo/resnet50.mlirbc --input=1x3x32x32xf32 --threads=1 --expected_output=@%t.ref.npy --expected_atol=1e-3 --expected_rtol=1e-3 | FileCheck %s
+// RUN: %jitrun %zoo/resnet50.mlirbc --input=1x3x32x32xf32 --threads=2 --fusion=aggressive --expected_output=@%t.ref.npy --expected_atol=1e-3 --expected_rtol=1e-3 | FileCheck %s
+// RUN: %jitrun %zoo/resnet50.mlirbc --input=1x3x32x32xf32 --threads=2 --fusion=none --expected_output=@%t.ref.npy --expected_atol=1e-3 --expected_rtol=1e-3 | FileCheck %s
+// RUN: %jitrun %zoo/resnet50.mlirbc --input=1x3x32x32xf32 --dump-statistics=json | FileCheck %s --check-prefix=STATS
+// RUN: %jitrun %zoo/resnet50.mlirbc --input=1x3x32x32xf32 --fusion=aggressive --dump-statistics=json | FileCheck %s --check-prefix=AGGR
+
+// CHECK: result[0]: matches the expected output
+// STATS: "function": "main", "fusion": "default", "generic_before": 36, "generic_after": 14, "root_ops": 20, "dispatch_regions": 20, "dispatches": 20, "executables": 20, "fills": 6, "copies": 6,
+// STATS-SAME: "scalar_kernels": 0,
+// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 36, "generic_after": 14, "root_ops": 20, "dispatch_regions": 20, "dispatches": 20, "executables": 20, "fills": 6, "copies": 6,
+// AGGR-SAME: "scalar_kernels": 0,
