@@ -12,6 +12,8 @@
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace jitrun {
@@ -140,8 +142,21 @@ static SmallVector<int64_t> rootToAnchorLoops(linalg::LinalgOp root,
   AffineMap anchorOut = anchor.getIndexingMapMatchingResult(anchor->getResult(0));
   // Find the root operand fed by the anchor (possibly through other ops of
   // the chain, which share the output index space).
+  // Only operands computed from the anchor's result count: a bias of the
+  // same rank as a reduction's result must not be mistaken for it.
+  std::function<bool(Value, int)> fromAnchor = [&](Value v, int depth) {
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 8)
+      return false;
+    if (def == anchor.getOperation())
+      return true;
+    if (!isa<linalg::LinalgOp>(def))
+      return false;
+    return llvm::any_of(def->getOperands(),
+                        [&](Value o) { return fromAnchor(o, depth + 1); });
+  };
   for (OpOperand &operand : root->getOpOperands()) {
-    if (!isa<ShapedType>(operand.get().getType()))
+    if (!isa<ShapedType>(operand.get().getType()) || !fromAnchor(operand.get(), 0))
       continue;
     auto type = cast<ShapedType>(operand.get().getType());
     if (type.getRank() != anchorOut.getNumResults())
@@ -186,10 +201,22 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   bool divisorsOnly = anchor.kind == AnchorKind::Convolution;
   int64_t scale = std::max<unsigned>(1, opts.tileScale);
 
+  // A row reduction fused into a broadcast consumer (softmax, layer norm):
+  // the consumer's loops that the reduction reduces over are never split
+  // into workgroups (the reduction would run once per piece), and the
+  // consumer's lanes go on its innermost such loop.
+  bool reductionEpilogue = anchor.kind == AnchorKind::Reduction && anchor.op != root;
+  int lanesLoop = -1;
+  if (reductionEpilogue)
+    for (int i = static_cast<int>(numLoops) - 1; i >= 0 && lanesLoop < 0; --i)
+      if (toAnchor[i] < 0 && iters[i] == utils::IteratorType::parallel)
+        lanesLoop = i;
   for (unsigned i = 0; i < numLoops; ++i) {
     if (iters[i] != utils::IteratorType::parallel || ShapedType::isDynamic(extents[i]))
       continue;
     int64_t v = toAnchor[i] >= 0 ? anchorSizes[toAnchor[i]] : 1;
+    if (reductionEpilogue)
+      v = static_cast<int>(i) == lanesLoop ? 2 * lanes : 1;
     v = std::max<int64_t>(1, std::min(v, extents[i]));
     if (v > 1)
       v = std::max<int64_t>(1, v / scale);
@@ -204,6 +231,8 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   int64_t count = 1;
   for (unsigned i = 0; i < numLoops && count < target; ++i) {
     if (iters[i] != utils::IteratorType::parallel || ShapedType::isDynamic(extents[i]))
+      continue;
+    if (reductionEpilogue && toAnchor[i] < 0)
       continue;
     int64_t extent = extents[i];
     int64_t vec = std::max<int64_t>(1, result.vector[i]);

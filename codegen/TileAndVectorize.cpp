@@ -43,7 +43,8 @@ static SmallVector<OpFoldResult> asFoldResults(OpBuilder &b,
 /// returns the tiled root.
 static FailureOr<TilingInterface>
 tileAndFuse(RewriterBase &rewriter, TilingInterface root,
-            ArrayRef<int64_t> sizes, scf::SCFTilingOptions::LoopType loopType) {
+            ArrayRef<int64_t> sizes, scf::SCFTilingOptions::LoopType loopType,
+            bool fuseReductions = true) {
   if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
     return root;
   scf::SCFTilingOptions tiling;
@@ -55,8 +56,17 @@ tileAndFuse(RewriterBase &rewriter, TilingInterface root,
   // dispatches of aggressive fusion) yields its tiles too, so that the
   // untiled producer is not kept alive and computed again.
   options.setFusionControlFn(
-      [](tensor::ExtractSliceOp, OpResult producer, bool)
+      [fuseReductions](tensor::ExtractSliceOp, OpResult producer, bool)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        // Below the workgroup level a row reduction (mean, max, sum of a
+        // softmax or layer norm) is not fused into its broadcast consumer:
+        // each finer tile of the consumer would compute it again. It stays
+        // whole for the workgroup's rows, in a stack buffer.
+        if (!fuseReductions)
+          if (auto l = dyn_cast<linalg::LinalgOp>(producer.getOwner()))
+            if (l.getNumReductionLoops() > 0 && !linalg::isaContractionOpInterface(l) &&
+                !isa<linalg::ConvolutionOpInterface>(l.getOperation()))
+              return std::nullopt;
         scf::SCFTileAndFuseOptions::ControlFnResult r;
         r.yieldProducerReplacement = llvm::any_of(producer.getUsers(), [](Operation *u) {
           return isa<bufferization::MaterializeInDestinationOp,
@@ -290,10 +300,12 @@ struct TileAndVectorizePass final
       // 3. Cache tiles, then 4. vector-register tiles.
       if (succeeded(tiled))
         tiled = tileAndFuse(rewriter, *tiled, sizes.cache,
-                            scf::SCFTilingOptions::LoopType::ForOp);
+                            scf::SCFTilingOptions::LoopType::ForOp,
+                            /*fuseReductions=*/false);
       if (succeeded(tiled))
         tiled = tileAndFuse(rewriter, *tiled, sizes.vector,
-                            scf::SCFTilingOptions::LoopType::ForOp);
+                            scf::SCFTilingOptions::LoopType::ForOp,
+                            /*fuseReductions=*/false);
       if (failed(tiled)) {
         root->emitWarning() << "could not tile this dispatch; it runs as one "
                                "workgroup of scalar loops";

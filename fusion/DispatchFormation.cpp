@@ -53,9 +53,17 @@ namespace {
 /// mode other uses are allowed and the result leaves the dispatch as an
 /// extra output: the producer fuses into the consumer that follows all of
 /// its uses in the chain instead of splitting it.
+/// A row reduction (not a contraction or convolution): its consumers may
+/// read its result through a broadcast, since a workgroup computes whole rows.
+static bool isRowReduction(Operation *op) {
+  auto l = dyn_cast<linalg::LinalgOp>(op);
+  return l && isRootOp(op) && !linalg::isaContractionOpInterface(l) &&
+         !isa<linalg::ConvolutionOpInterface>(op) && op->getNumResults() == 1;
+}
+
 static Operation *fusableConsumer(Operation *op,
                                   const llvm::DenseSet<Operation *> &taken,
-                                  bool aggressive) {
+                                  bool aggressive, Operation *root) {
   if (op->getNumResults() != 1 || op->getResult(0).use_empty())
     return nullptr;
   Value result = op->getResult(0);
@@ -85,7 +93,13 @@ static Operation *fusableConsumer(Operation *op,
     // Reading the root's result as the consumer's init would alias it.
     if (linalgUser.isDpsInit(&u))
       return nullptr;
-    if (!linalgUser.getMatchingIndexingMap(&u).isPermutation())
+    AffineMap map = linalgUser.getMatchingIndexingMap(&u);
+    // A row reduction's result (or an elementwise op on it, same shape) may
+    // be read through a broadcast.
+    bool rowResult = isRowReduction(root) &&
+                     cast<ShapedType>(result.getType()).getRank() ==
+                         cast<ShapedType>(root->getResult(0).getType()).getRank();
+    if (!map.isPermutation() && !(rowResult && map.isProjectedPermutation()))
       return nullptr;
   }
   (void)use;
@@ -179,9 +193,16 @@ static LogicalResult outline(func::FuncOp host, ArrayRef<Operation *> group,
   // The call goes where the first op that is not a fill was: every input is
   // defined before it (dispatch formation only adds consumers whose other
   // operands are), and every use of an output comes after it.
+  // With producers in the group, that is the root: the producers' inputs
+  // are defined before them, hence before it.
   Operation *anchor = ops.front();
   for (Operation *op : ops)
     if (!isa<linalg::FillOp>(op)) {
+      anchor = op;
+      break;
+    }
+  for (Operation *op : ops)
+    if (isRootOp(op)) {
       anchor = op;
       break;
     }
@@ -261,7 +282,9 @@ static std::string whyNotFused(Operation *producer, OpOperand &operand,
     return "consumer-not-elementwise: only elementwise consumers join a root's dispatch";
   if (linalgConsumer.isDpsInit(&operand))
     return "result-is-consumer-init: the consumer would overwrite the value it reads";
-  if (!linalgConsumer.getMatchingIndexingMap(&operand).isPermutation())
+  if (!linalgConsumer.getMatchingIndexingMap(&operand).isPermutation() &&
+      !(llvm::any_of(producerGroup, isRowReduction) &&
+        linalgConsumer.getMatchingIndexingMap(&operand).isProjectedPermutation()))
     return "consumer-reads-through-broadcast: a tile of the consumer would need "
            "more than the root's tile";
   if (producer != producerGroup.back())
@@ -333,11 +356,37 @@ struct FormDispatchesPass final
           if (linalg::FillOp fill = initFill(cast<linalg::LinalgOp>(op)))
             group.push_back(fill);
         }
+        // A reduction root (not a contraction or convolution) takes the
+        // elementwise producers that feed only it, through a permutation:
+        // (x - mean)^2 and its sum become one kernel. Producers come first,
+        // in block order.
+        if (*fusion != FusionMode::None && isRootOp(op) &&
+            !linalg::isaContractionOpInterface(cast<linalg::LinalgOp>(op)) &&
+            !isa<linalg::ConvolutionOpInterface>(op)) {
+          SmallVector<Operation *> producers;
+          auto root = cast<linalg::LinalgOp>(op);
+          for (OpOperand *input : root.getDpsInputOperands()) {
+            Operation *def = input->get().getDefiningOp();
+            if (!def || taken.contains(def) || def->getBlock() != op->getBlock() ||
+                !isa<linalg::GenericOp>(def) || !isElementwiseOp(def) ||
+                def->getNumResults() != 1 || !def->getResult(0).hasOneUse() ||
+                !root.getMatchingIndexingMap(input).isPermutation() ||
+                llvm::is_contained(producers, def))
+              continue;
+            producers.push_back(def);
+          }
+          llvm::sort(producers, [](Operation *a, Operation *b) {
+            return a->isBeforeInBlock(b);
+          });
+          group.insert(group.begin(), producers.begin(), producers.end());
+          for (Operation *p : producers)
+            taken.insert(p);
+        }
         group.push_back(op);
         if (*fusion != FusionMode::None && isRootOp(op)) {
           bool aggressive = *fusion == FusionMode::Aggressive;
           Operation *cur = op;
-          while (Operation *next = fusableConsumer(cur, taken, aggressive)) {
+          while (Operation *next = fusableConsumer(cur, taken, aggressive, op)) {
             // Every operand the consumer reads must be available where the
             // dispatch is placed: defined before the root, or in the group.
             bool ready = llvm::all_of(next->getOperands(), [&](Value v) {

@@ -4,6 +4,7 @@ model jitrun has (bundled models, the zoo when built, the ../shared corpus when
 present), in default and aggressive fusion, plus root ops and dispatches per
 root. Run through `make fusion-table`."""
 import json
+import re
 import os
 import subprocess
 import sys
@@ -38,21 +39,38 @@ def models():
     return out
 
 
+def input_flags(path):
+    """Seeded random inputs of the shapes the model's entry point takes
+    (jitrun names them when called without inputs)."""
+    res = subprocess.run([JITRUN, path], capture_output=True, text=True)
+    m = re.search(r"inputs \(([^)]*)\)", res.stderr)
+    if not m:
+        return []
+    return ["--input=" + t for t in m.group(1).split()]
+
+
 def stats(path, flags, fusion):
+    if not flags:
+        flags = input_flags(path)
     cmd = [JITRUN, path, "--fusion=" + fusion, "--dump-statistics=json", "--threads=1"] + flags
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
-        raise SystemExit("jitrun failed: %s\n%s" % (" ".join(cmd), res.stderr))
+        return None, res.stderr.strip().splitlines()[0] if res.stderr.strip() else "failed"
     line = [l for l in res.stdout.splitlines() if l.startswith("{")][-1]
-    return json.loads(line)
+    return json.loads(line), None
 
 
 def main():
     rows = []
     worst = None
+    failures = []
     for name, path, flags in models():
         for fusion in ("default", "aggressive"):
-            s = stats(path, flags, fusion)
+            s, err = stats(path, flags, fusion)
+            if s is None:
+                if fusion == "default":
+                    failures.append((name, err))
+                continue
             ratio = s["dispatches"] / s["root_ops"] if s["root_ops"] else float("nan")
             rows.append((name, fusion, s, ratio))
             if s["root_ops"] and (worst is None or ratio > worst[0]):
@@ -74,6 +92,9 @@ def main():
             s["generic_before"], s["generic_after"], s["dispatch_regions"], s["root_ops"], ratio))
     if worst:
         lines += ["", "Worst dispatches per root: %.2f (%s, %s)." % worst]
+    if failures:
+        lines += ["", "Not runnable by jitrun yet:", ""]
+        lines += ["- %s: `%s`" % f for f in failures]
     out = os.path.join(ROOT, "docs", "fusion_table.md")
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")

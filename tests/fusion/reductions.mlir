@@ -9,13 +9,13 @@
 // RUN: %jit-opt %s --split-input-file --mlir-print-local-scope --jitrun-fusion-pipeline \
 // RUN:   | FileCheck %s --check-prefix=DISP
 
-// Rule: a row softmax (max reduction; sub + exp; sum reduction; div) is four
-// dispatches. Neither reduction absorbs anything: the max reads only the
-// input, the sum reads the exp through the identity but the exp has a second
-// use (the div), so it is not duplicated into the sum. The reduction results
-// are read by the next elementwise op through (d0, d1) -> (d0), a broadcast,
-// so no consumer joins a reduction's dispatch. Both reduction generics read
-// their only input through the identity, and each takes its own fill.
+// Rule: a row softmax (max reduction; sub + exp; sum reduction; div) is two
+// dispatches, one per reduction. Elementwise fusion puts nothing into a
+// reduction: the max reads only the input, and the exp has a second use (the
+// div), so it is not duplicated into the sum. Dispatch formation then lets a
+// row reduction take the elementwise consumer that reads its result through
+// a broadcast, (d0, d1) -> (d0): a workgroup computes whole rows, so the
+// reduction runs once per row and is not recomputed per tile.
 //
 // FUSE-LABEL: func.func @softmax(
 // FUSE:         linalg.fill
@@ -41,35 +41,29 @@
 // FUSE:         return
 //
 // DISP-LABEL: func.func private @softmax_dispatch_0(
-// DISP-SAME:      %{{[a-z0-9_]+}}: tensor<8x128xf32>) -> tensor<8xf32>
+// DISP-SAME:      %{{[a-z0-9_]+}}: tensor<8x128xf32>) -> tensor<8x128xf32>
 // DISP:           linalg.fill
 // DISP-NEXT:      linalg.generic {{.*}}["parallel", "reduction"]
 // DISP-NEXT:      ^bb0(
 // DISP-NEXT:        arith.maximumf
 // DISP-NEXT:        linalg.yield
 // DISP-NEXT:      } -> tensor<8xf32>
-// DISP-NEXT:      return
-// DISP-LABEL: func.func private @softmax_dispatch_1(
-// DISP-SAME:      %{{[a-z0-9_]+}}: tensor<8x128xf32>, %{{[a-z0-9_]+}}: tensor<8xf32>) -> tensor<8x128xf32>
-// DISP:           linalg.generic {{.*}}["parallel", "parallel"]
+// DISP-NEXT:      linalg.generic {{.*}}["parallel", "parallel"]
 // DISP-NEXT:      ^bb0(
 // DISP-NEXT:        arith.subf
 // DISP-NEXT:        math.exp
 // DISP-NEXT:        linalg.yield
 // DISP-NEXT:      } -> tensor<8x128xf32>
 // DISP-NEXT:      return
-// DISP-LABEL: func.func private @softmax_dispatch_2(
-// DISP-SAME:      %{{[a-z0-9_]+}}: tensor<8x128xf32>) -> tensor<8xf32>
+// DISP-LABEL: func.func private @softmax_dispatch_1(
+// DISP-SAME:      %{{[a-z0-9_]+}}: tensor<8x128xf32>) -> tensor<8x128xf32>
 // DISP:           linalg.fill
 // DISP-NEXT:      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
 // DISP-NEXT:      ^bb0(
 // DISP-NEXT:        arith.addf
 // DISP-NEXT:        linalg.yield
 // DISP-NEXT:      } -> tensor<8xf32>
-// DISP-NEXT:      return
-// DISP-LABEL: func.func private @softmax_dispatch_3(
-// DISP-SAME:      %{{[a-z0-9_]+}}: tensor<8x128xf32>, %{{[a-z0-9_]+}}: tensor<8xf32>) -> tensor<8x128xf32>
-// DISP:           linalg.generic {{.*}}["parallel", "parallel"]
+// DISP-NEXT:      linalg.generic {{.*}}["parallel", "parallel"]
 // DISP-NEXT:      ^bb0(
 // DISP-NEXT:        arith.divf
 // DISP-NEXT:        linalg.yield
@@ -78,10 +72,8 @@
 // DISP-NOT:     func.func private
 // DISP-LABEL: func.func @softmax(
 // DISP-NOT:       linalg.
-// DISP:           %[[MAX:.+]] = call @softmax_dispatch_0(%arg0)
-// DISP-NEXT:      %[[E:.+]] = call @softmax_dispatch_1(%arg0, %[[MAX]])
-// DISP-NEXT:      %[[SUM:.+]] = call @softmax_dispatch_2(%[[E]])
-// DISP-NEXT:      call @softmax_dispatch_3(%[[E]], %[[SUM]])
+// DISP:           %[[E:.+]] = call @softmax_dispatch_0(%arg0)
+// DISP-NEXT:      call @softmax_dispatch_1(%[[E]])
 // DISP-NOT:       linalg.
 // DISP-NOT:       call
 // DISP:           return
