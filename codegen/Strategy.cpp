@@ -211,6 +211,11 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
     for (int i = static_cast<int>(numLoops) - 1; i >= 0 && lanesLoop < 0; --i)
       if (toAnchor[i] < 0 && iters[i] == utils::IteratorType::parallel)
         lanesLoop = i;
+  // A consumer that reads the reduction elementwise (no broadcast) tiles
+  // and fuses it like any producer.
+  if (lanesLoop < 0)
+    reductionEpilogue = false;
+  result.reductionsAtWorkgroupLevel = reductionEpilogue;
   for (unsigned i = 0; i < numLoops; ++i) {
     if (iters[i] != utils::IteratorType::parallel || ShapedType::isDynamic(extents[i]))
       continue;

@@ -301,11 +301,11 @@ struct TileAndVectorizePass final
       if (succeeded(tiled))
         tiled = tileAndFuse(rewriter, *tiled, sizes.cache,
                             scf::SCFTilingOptions::LoopType::ForOp,
-                            /*fuseReductions=*/false);
+                            /*fuseReductions=*/!sizes.reductionsAtWorkgroupLevel);
       if (succeeded(tiled))
         tiled = tileAndFuse(rewriter, *tiled, sizes.vector,
                             scf::SCFTilingOptions::LoopType::ForOp,
-                            /*fuseReductions=*/false);
+                            /*fuseReductions=*/!sizes.reductionsAtWorkgroupLevel);
       if (failed(tiled)) {
         root->emitWarning() << "could not tile this dispatch; it runs as one "
                                "workgroup of scalar loops";

@@ -321,8 +321,9 @@ LogicalResult buildPersonDetectInt8(ModelContext &ctx) {
   int64_t res = g.full() ? 96 : 32;
   Value x = g.begin({g.tensor({1, res, res, 1}, g.b.getI8Type())})[0];
   // Activations after relu6 use zero point -128 (the [0, 6] range mapped to
-  // [-128, 127]), as does the image.
-  QValue h{x, -128};
+  // [-128, 127]), as does the image (pixels 0..255 as int8 minus 128; the
+  // rms of pixel - zp of a natural image is about 128).
+  QValue h{x, -128, 128.0};
   h = g.qconv(h, 8, 3, 2, /*depthwise=*/false, /*relu=*/true, -128);
   for (size_t i = 0; i < std::size(kMobileNetV1); ++i) {
     const V1Block &blk = kMobileNetV1[i];

@@ -35,7 +35,26 @@ SmallVector<Value> TosaGraph::begin(ArrayRef<Type> inputs) {
   fn = func::FuncOp::create(b, loc, "main", b.getFunctionType(inputs, {}));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
+  // jitrun's random f32 inputs are uniform in [-1, 1): E[x^2] = 1/3.
+  for (Value arg : entry->getArguments())
+    track(arg, 1.0 / 3.0);
   return SmallVector<Value>(entry->getArguments().begin(), entry->getArguments().end());
+}
+
+double TosaGraph::power(Value v) const {
+  auto it = powers.find(v);
+  return it == powers.end() ? 1.0 : it->second;
+}
+
+Value TosaGraph::track(Value v, double p) {
+  powers[v] = p;
+  return v;
+}
+
+/// The weight scale that gives a unit-variance output for inputs with
+/// second moment `p`: heScale(fanIn) * sqrt(1 / (2p)) = sqrt(3 / (fanIn p)).
+static double foldedScale(int64_t fanIn, double p) {
+  return heScale(fanIn) * std::sqrt(1.0 / (2.0 * std::max(p, 1e-6)));
 }
 
 void TosaGraph::finish(ValueRange results) {
@@ -79,7 +98,7 @@ Value TosaGraph::constF32(ArrayRef<int64_t> shape, ArrayRef<float> values) {
 
 Value TosaGraph::scalarLike(Value like, float v) {
   SmallVector<int64_t> ones(shapeOf(like).size(), 1);
-  return constF32(ones, {v});
+  return track(constF32(ones, {v}), double(v) * v);
 }
 
 Value TosaGraph::zeroPoint(Type elem, int64_t v) {
@@ -116,57 +135,73 @@ Value TosaGraph::conv2dWith(Value x, Value w, Value bias, int64_t stride, int64_
   int64_t oh = convOutSize(in[1], k, stride, dilation, pt, pb);
   int64_t ow = convOutSize(in[2], ws[2], stride, dilation, pl, pr);
   Value zp = zeroPoint(b.getF32Type(), 0);
-  return tosa::Conv2DOp::create(b, loc, f32({in[0], oh, ow, ws[0]}), x, w, bias, zp, zp,
-                                ArrayRef<int64_t>{pt, pb, pl, pr},
-                                ArrayRef<int64_t>{stride, stride},
-                                ArrayRef<int64_t>{dilation, dilation}, b.getF32Type());
+  Value out = tosa::Conv2DOp::create(b, loc, f32({in[0], oh, ow, ws[0]}), x, w, bias, zp, zp,
+                                     ArrayRef<int64_t>{pt, pb, pl, pr},
+                                     ArrayRef<int64_t>{stride, stride},
+                                     ArrayRef<int64_t>{dilation, dilation}, b.getF32Type());
+  return track(out, 1.0);
 }
 
 Value TosaGraph::conv2d(Value x, int64_t cout, int64_t k, int64_t stride, int64_t dilation,
                         bool same) {
   int64_t cin = channels(x);
-  Value w = weight({cout, k, k, cin}, b.getF32Type(), heScale(k * k * cin), "conv_w");
-  Value bias = weight({cout}, b.getF32Type(), 0.05, "conv_b");
+  Value w = weight({cout, k, k, cin}, b.getF32Type(), foldedScale(k * k * cin, power(x)),
+                   "conv_w");
+  Value bias = weight({cout}, b.getF32Type(), 0.1, "conv_b");
   return conv2dWith(x, w, bias, stride, dilation, same);
 }
 
 Value TosaGraph::depthwise(Value x, int64_t k, int64_t stride, int64_t dilation) {
   ArrayRef<int64_t> in = shapeOf(x);
   int64_t c = in[3];
-  Value w = weight({k, k, c, 1}, b.getF32Type(), heScale(k * k), "dw_w");
-  Value bias = weight({c}, b.getF32Type(), 0.05, "dw_b");
+  Value w = weight({k, k, c, 1}, b.getF32Type(), foldedScale(k * k, power(x)), "dw_w");
+  Value bias = weight({c}, b.getF32Type(), 0.1, "dw_b");
   auto [pt, pb] = samePadding(in[1], k, stride, dilation);
   auto [pl, pr] = samePadding(in[2], k, stride, dilation);
   int64_t oh = convOutSize(in[1], k, stride, dilation, pt, pb);
   int64_t ow = convOutSize(in[2], k, stride, dilation, pl, pr);
   Value zp = zeroPoint(b.getF32Type(), 0);
-  return tosa::DepthwiseConv2DOp::create(b, loc, f32({in[0], oh, ow, c}), x, w, bias, zp, zp,
-                                         ArrayRef<int64_t>{pt, pb, pl, pr},
-                                         ArrayRef<int64_t>{stride, stride},
-                                         ArrayRef<int64_t>{dilation, dilation},
-                                         b.getF32Type());
+  Value out = tosa::DepthwiseConv2DOp::create(b, loc, f32({in[0], oh, ow, c}), x, w, bias, zp,
+                                              zp, ArrayRef<int64_t>{pt, pb, pl, pr},
+                                              ArrayRef<int64_t>{stride, stride},
+                                              ArrayRef<int64_t>{dilation, dilation},
+                                              b.getF32Type());
+  return track(out, 1.0);
 }
 
 Value TosaGraph::clamp(Value x, float lo, float hi) {
-  return tosa::ClampOp::create(b, loc, x.getType(), x, b.getF32FloatAttr(lo),
-                               b.getF32FloatAttr(hi));
+  Value out = tosa::ClampOp::create(b, loc, x.getType(), x, b.getF32FloatAttr(lo),
+                                    b.getF32FloatAttr(hi));
+  // A relu of a zero-mean value keeps half its second moment.
+  return track(out, lo == 0.0f ? 0.5 * power(x) : power(x));
 }
 
 Value TosaGraph::relu(Value x) { return clamp(x, 0.0f, FLT_MAX); }
 Value TosaGraph::relu6(Value x) { return clamp(x, 0.0f, 6.0f); }
 
-Value TosaGraph::sigmoid(Value x) { return tosa::SigmoidOp::create(b, loc, x.getType(), x); }
+// Second moments after each activation, for unit-variance inputs (x ~ N(0, 1)):
+// sigmoid 0.29, hard-sigmoid 0.28, swish 0.36, hard-swish 0.33.
+Value TosaGraph::sigmoid(Value x) {
+  return track(tosa::SigmoidOp::create(b, loc, x.getType(), x), 0.29);
+}
 
-Value TosaGraph::swish(Value x) { return mul(x, sigmoid(x)); }
+Value TosaGraph::swish(Value x) {
+  double p = power(x);
+  return track(mul(x, sigmoid(x)), 0.36 * p);
+}
 
-Value TosaGraph::hardSigmoid(Value x) { return mulScalar(relu6(addScalar(x, 3.0f)), 1.0f / 6.0f); }
+Value TosaGraph::hardSigmoid(Value x) {
+  return track(mulScalar(relu6(addScalar(x, 3.0f)), 1.0f / 6.0f), 0.28);
+}
 
 Value TosaGraph::hardSwish(Value x) {
-  return mulScalar(mul(x, relu6(addScalar(x, 3.0f))), 1.0f / 6.0f);
+  double p = power(x);
+  return track(mulScalar(mul(x, relu6(addScalar(x, 3.0f))), 1.0f / 6.0f), 0.33 * p);
 }
 
 Value TosaGraph::add(Value a, Value c) {
-  return tosa::AddOp::create(b, loc, f32(broadcastShape(a, c)), a, c);
+  return track(tosa::AddOp::create(b, loc, f32(broadcastShape(a, c)), a, c),
+               power(a) + power(c));
 }
 
 Value TosaGraph::sub(Value a, Value c) {
@@ -175,7 +210,8 @@ Value TosaGraph::sub(Value a, Value c) {
 
 Value TosaGraph::mul(Value a, Value c) {
   Value shift = tosaConst(DenseElementsAttr::get(tensor({1}, b.getI8Type()), int8_t(0)));
-  return tosa::MulOp::create(b, loc, f32(broadcastShape(a, c)), a, c, shift);
+  return track(tosa::MulOp::create(b, loc, f32(broadcastShape(a, c)), a, c, shift),
+               power(a) * power(c));
 }
 
 Value TosaGraph::rsqrt(Value x) { return tosa::RsqrtOp::create(b, loc, x.getType(), x); }
@@ -201,9 +237,13 @@ Value TosaGraph::avgPool(Value x, int64_t k, int64_t stride) {
   int64_t oh = convOutSize(in[1], k, stride, 1, 0, 0);
   int64_t ow = convOutSize(in[2], k, stride, 1, 0, 0);
   Value zp = zeroPoint(b.getF32Type(), 0);
-  return tosa::AvgPool2dOp::create(b, loc, f32({in[0], oh, ow, in[3]}), x, zp, zp,
-                                   ArrayRef<int64_t>{k, k}, ArrayRef<int64_t>{stride, stride},
-                                   ArrayRef<int64_t>{0, 0, 0, 0}, b.getF32Type());
+  Value out = tosa::AvgPool2dOp::create(b, loc, f32({in[0], oh, ow, in[3]}), x, zp, zp,
+                                        ArrayRef<int64_t>{k, k},
+                                        ArrayRef<int64_t>{stride, stride},
+                                        ArrayRef<int64_t>{0, 0, 0, 0}, b.getF32Type());
+  // Averaging keeps a positive activation's mean (E[relu]^2 / E[relu^2] is
+  // about 0.3) and averages its spread away.
+  return track(out, (oh == 1 && ow == 1 ? 0.4 : 1.0) * power(x));
 }
 
 Value TosaGraph::globalAvgPool(Value x) {
@@ -215,7 +255,8 @@ Value TosaGraph::globalAvgPool(Value x) {
 Value TosaGraph::meanHW(Value x) {
   ArrayRef<int64_t> in = shapeOf(x);
   float inv = 1.0f / float(in[1] * in[2]);
-  return mulScalar(reduceSum(reduceSum(x, 1), 2), inv);
+  double p = power(x);
+  return track(mulScalar(reduceSum(reduceSum(x, 1), 2), inv), 0.4 * p);
 }
 
 Value TosaGraph::squeezeExcite(Value x, int64_t squeeze, Value (TosaGraph::*inner)(Value),
@@ -230,16 +271,16 @@ Value TosaGraph::fullyConnected(Value x, int64_t cout) {
   ArrayRef<int64_t> in = shapeOf(x);
   int64_t n = in[0], c = in[1];
   Value a = reshape(x, {1, n, c});
-  Value w = weight({1, c, cout}, b.getF32Type(), xavierScale(c, cout), "fc_w");
-  Value bias = weight({1, 1, cout}, b.getF32Type(), 0.05, "fc_b");
+  Value w = weight({1, c, cout}, b.getF32Type(), foldedScale(c, power(x)), "fc_w");
+  Value bias = weight({1, 1, cout}, b.getF32Type(), 0.1, "fc_b");
   Value zp = zeroPoint(b.getF32Type(), 0);
   Value m = tosa::MatMulOp::create(b, loc, f32({1, n, cout}), a, w, zp, zp);
-  return reshape(add(m, bias), {n, cout});
+  return reshape(track(add(m, bias), 1.0), {n, cout});
 }
 
 Value TosaGraph::reshape(Value x, ArrayRef<int64_t> dims) {
   auto type = tensor(dims, cast<RankedTensorType>(x.getType()).getElementType());
-  return tosa::ReshapeOp::create(b, loc, type, x, shape(dims));
+  return track(tosa::ReshapeOp::create(b, loc, type, x, shape(dims)), power(x));
 }
 
 Value TosaGraph::concat(ValueRange xs, int32_t axis) {
@@ -248,7 +289,10 @@ Value TosaGraph::concat(ValueRange xs, int32_t axis) {
   for (Value v : xs)
     s[axis] += shapeOf(v)[axis];
   auto type = tensor(s, cast<RankedTensorType>(xs.front().getType()).getElementType());
-  return tosa::ConcatOp::create(b, loc, type, xs, b.getI32IntegerAttr(axis));
+  double p = 0;
+  for (Value v : xs)
+    p += power(v) * double(shapeOf(v)[axis]) / double(s[axis]);
+  return track(tosa::ConcatOp::create(b, loc, type, xs, b.getI32IntegerAttr(axis)), p);
 }
 
 Value TosaGraph::resizeBilinear(Value x, int64_t outH, int64_t outW, bool alignCorners) {
@@ -271,9 +315,10 @@ Value TosaGraph::resizeBilinear(Value x, int64_t outH, int64_t outW, bool alignC
   int64_t yn, yd, by, xn, xd, bx;
   axis(in[1], outH, yn, yd, by);
   axis(in[2], outW, xn, xd, bx);
-  return tosa::ResizeOp::create(b, loc, f32({in[0], outH, outW, in[3]}), x,
-                                shape({yn, yd, xn, xd}), shape({0, 0}), shape({by, bx}),
-                                tosa::ResizeMode::BILINEAR);
+  return track(tosa::ResizeOp::create(b, loc, f32({in[0], outH, outW, in[3]}), x,
+                                     shape({yn, yd, xn, xd}), shape({0, 0}), shape({by, bx}),
+                                     tosa::ResizeMode::BILINEAR),
+               power(x));
 }
 
 Value TosaGraph::softmax(Value x) {
@@ -326,11 +371,12 @@ QValue TosaGraph::qconv(QValue x, int64_t cout, int64_t k, int64_t stride, bool 
   if (dw)
     cout = cin;
   int64_t fanIn = k * k * (dw ? 1 : cin);
-  // Integer statistics: activations minus their zero point have an rms near
-  // 80, int8 weights uniform in [-127, 127] an rms of 73; the requantization
-  // scale brings the accumulator's spread to about 50 int8 steps, with a
-  // TFLite-like per-channel spread of the weight scales.
-  double accRms = std::sqrt(double(fanIn)) * 80.0 * 73.0;
+  // Integer statistics: int8 weights uniform in [-127, 127] have an rms of
+  // 73, so the accumulator's rms is sqrt(fanIn) * 73 * rms(x - zp); the
+  // requantization scale brings it to about 60 int8 steps, with a TFLite-like
+  // per-channel spread of the weight scales.
+  constexpr double kTargetRms = 60.0;
+  double accRms = std::sqrt(double(fanIn)) * 73.0 * x.rms;
   Type i8 = b.getI8Type(), i32 = b.getI32Type();
   SmallVector<int64_t> wShape =
       dw ? SmallVector<int64_t>{k, k, cin, 1} : SmallVector<int64_t>{cout, k, k, cin};
@@ -350,12 +396,13 @@ QValue TosaGraph::qconv(QValue x, int64_t cout, int64_t k, int64_t stride, bool 
   std::uniform_real_distribution<double> spread(0.7, 1.3);
   SmallVector<double> scales;
   for (int64_t i = 0; i < cout; ++i)
-    scales.push_back(50.0 / accRms * spread(ctx.rng));
+    scales.push_back(kTargetRms / accRms * spread(ctx.rng));
   Value out = rescaleI32ToI8(acc, scales, outZp);
   if (relu)
     out = tosa::ClampOp::create(b, loc, out.getType(), out,
                                 b.getIntegerAttr(i8, outZp), b.getIntegerAttr(i8, 127));
-  return {out, outZp};
+  // A relu keeps sqrt(1/2) of the rms.
+  return {out, outZp, relu ? kTargetRms * std::sqrt(0.5) : kTargetRms};
 }
 
 QValue TosaGraph::qavgPool(QValue x, int64_t k, int64_t stride) {
@@ -368,7 +415,7 @@ QValue TosaGraph::qavgPool(QValue x, int64_t k, int64_t stride) {
                                         zp, ArrayRef<int64_t>{k, k},
                                         ArrayRef<int64_t>{stride, stride},
                                         ArrayRef<int64_t>{0, 0, 0, 0}, b.getI32Type());
-  return {out, x.zp};
+  return {out, x.zp, (oh == 1 && ow == 1 ? 0.6 : 1.0) * x.rms};
 }
 
 } // namespace jitrun::modelgen

@@ -19,13 +19,24 @@
 
 namespace jitrun::modelgen {
 
-/// An int8 activation: the tensor and its zero point (TFLite's affine
-/// quantization; the scale only matters through the rescale multipliers).
+/// An int8 activation: the tensor, its zero point (TFLite's affine
+/// quantization; the real-valued scale only matters through the rescale
+/// multipliers) and the expected rms of value - zp, which sets the next
+/// layer's requantization scale.
 struct QValue {
   mlir::Value value;
   int64_t zp;
+  double rms;
 };
 
+/// Builds one TOSA function. Random weights stand in for trained ones with
+/// batchnorm folded in: the graph tracks each activation's expected second
+/// moment E[x^2] (data-free, from the layer kinds), and every conv/FC weight
+/// is uniform at heScale(fanIn) * sqrt(1 / (2 E[x^2])) -- exactly He after a
+/// relu of unit-variance values -- so every pre-activation has about unit
+/// variance, as batchnorm makes it in the trained model. Without this, swish,
+/// hard-swish and squeeze-excite gates shrink the signal layer by layer until
+/// the outputs no longer depend on the input.
 class TosaGraph {
 public:
   explicit TosaGraph(ModelContext &ctx);
@@ -122,6 +133,10 @@ public:
   QValue qavgPool(QValue x, int64_t k, int64_t stride);
   mlir::Value rescaleI32ToI8(mlir::Value acc, llvm::ArrayRef<double> scales, int64_t outZp);
 
+  /// The expected E[x^2] of an activation (1 when unknown), and setting it.
+  double power(mlir::Value v) const;
+  mlir::Value track(mlir::Value v, double power);
+
 private:
   std::string nextName(llvm::StringRef kind);
   mlir::Value tosaConst(mlir::ElementsAttr attr);
@@ -129,6 +144,7 @@ private:
 
   mlir::func::FuncOp fn;
   unsigned counter = 0;
+  llvm::DenseMap<mlir::Value, double> powers;
 };
 
 /// TFLite SAME padding of one spatial dimension: {before, after}.

@@ -1,0 +1,33 @@
+// Zoo model mobilenet_v2 (modelgen mobilenet_v2 --size=test, built into build/zoo, TOSA form):
+// MobileNetV2 as a TFLite model reaches a compiler through the TFLite-to-TOSA
+// legalization (NHWC, tosa.const OHWI/HWCM weights with batchnorm folded in,
+// TFLite SAME padding): a stride-2 3x3 stem, inverted residual blocks (1x1
+// expansion x6 + relu6, 3x3 depthwise + relu6, linear 1x1 projection, residual
+// add when the shape is kept), a 1x1 conv + relu6 head, avg_pool2d, a fully
+// connected layer as tosa.matmul, and softmax. Test size: 1x32x32x3, widths / 4,
+// at most 2 blocks per stage (12 blocks, residual and stride-2 ones included),
+// 10 classes; full size 224x224, the 17 blocks, 1280 head, 1000 classes.
+// jitrun imports it through the upstream tosa-to-linalg passes and matches
+// its reference path at 1 and 2 threads in every fusion mode; the statistics
+// pin the architecture (an accidental change to the model, to the TOSA import,
+// to fusion or to dispatch formation shows here; update the counts on purpose).
+// RUN: %jitrun %zoo/mobilenet_v2.mlirbc --input=1x32x32x3xf32 --reference --output=@%t.ref.npy
+// RUN: %jitrun %zoo/mobilenet_v2.mlirbc --input=1x32x32x3xf32 --threads=1 \
+// RUN:   --expected_output=@%t.ref.npy | FileCheck %s
+// RUN: %jitrun %zoo/mobilenet_v2.mlirbc --input=1x32x32x3xf32 --threads=2 --fusion=aggressive \
+// RUN:   --expected_output=@%t.ref.npy | FileCheck %s
+// RUN: %jitrun %zoo/mobilenet_v2.mlirbc --input=1x32x32x3xf32 --threads=2 --fusion=none \
+// RUN:   --expected_output=@%t.ref.npy | FileCheck %s
+// RUN: %jitrun %zoo/mobilenet_v2.mlirbc --input=1x32x32x3xf32 --dump-statistics=json | FileCheck %s --check-prefix=STATS
+// RUN: %jitrun %zoo/mobilenet_v2.mlirbc --input=1x32x32x3xf32 --fusion=aggressive --dump-statistics=json | FileCheck %s --check-prefix=AGGR
+
+// CHECK: result[0]: matches the expected output
+// STATS: "function": "main", "fusion": "default", "generic_before": 72, "generic_after": 58, "root_ops": 41, "dispatch_regions": 80, "dispatches": 80, "executables": 61, "fills": 11, "copies": 17,
+// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 72, "generic_after": 58, "root_ops": 41, "dispatch_regions": 80, "dispatches": 80, "executables": 61, "fills": 11, "copies": 17,
+// Not all vector code yet: 11 kernels keep scalar loops: the 3x3 stem
+// (linalg.conv_2d_nhwc_fhwc) and the 3x3 depthwise convolutions
+// (linalg.depthwise_conv_2d_nhwc_hwcm, as tosa.depthwise_conv2d lowers), which
+// jitrun does not vectorize yet. The count is pinned so that the gap stays
+// visible; it should become "scalar_kernels": 0 once they are vectorized.
+// STATS-SAME: "vector_kernels": 50, "scalar_kernels": 11,
+// AGGR-SAME: "vector_kernels": 50, "scalar_kernels": 11,
