@@ -290,20 +290,9 @@ private:
   }
 
   void visitDispatch(func::CallOp call, func::FuncOp callee) {
-    Operation *root = nullptr, *firstCompute = nullptr, *first = nullptr;
     unsigned numLinalg = 0;
-    callee.walk([&](linalg::LinalgOp linalgOp) {
-      Operation *op = linalgOp.getOperation();
-      ++numLinalg;
-      if (!first)
-        first = op;
-      if (!firstCompute && !isa<linalg::FillOp>(op))
-        firstCompute = op;
-      if (!root && isRootOp(op))
-        root = op;
-    });
-    if (!root)
-      root = firstCompute ? firstCompute : first;
+    callee.walk([&](linalg::LinalgOp) { ++numLinalg; });
+    Operation *root = dispatchRootOp(callee);
     std::string label = callee.getSymName().str() + "\n" +
                         (root ? root->getName().getStringRef().str() : "(no linalg op)") + "\n" +
                         std::to_string(numLinalg) + " linalg op" + (numLinalg == 1 ? "" : "s");

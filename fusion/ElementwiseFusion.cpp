@@ -33,6 +33,20 @@ bool isRootOp(Operation *op) {
   return linalgOp.getNumReductionLoops() > 0;
 }
 
+Operation *dispatchRootOp(func::FuncOp dispatch) {
+  Operation *root = nullptr, *firstCompute = nullptr, *first = nullptr;
+  dispatch.walk([&](linalg::LinalgOp linalgOp) {
+    Operation *op = linalgOp.getOperation();
+    if (!first)
+      first = op;
+    if (!firstCompute && !isa<linalg::FillOp>(op))
+      firstCompute = op;
+    if (!root && isRootOp(op))
+      root = op;
+  });
+  return root ? root : firstCompute ? firstCompute : first;
+}
+
 bool isElementwiseOp(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || isa<linalg::FillOp>(op))

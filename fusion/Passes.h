@@ -38,6 +38,9 @@ struct FusionOptions {
 /// (contractions, convolutions, pooling, reductions).
 bool isRootOp(mlir::Operation *op);
 
+/// The op that names a dispatch function: its root, else its first linalg op
+/// that is not a fill, else its first linalg op (null when it has none).
+mlir::Operation *dispatchRootOp(mlir::func::FuncOp dispatch);
 /// True for linalg ops whose loops are all parallel (elementwise, broadcast,
 /// transpose), fills excluded.
 bool isElementwiseOp(mlir::Operation *op);

@@ -777,18 +777,9 @@ static llvm::Error opError(Operation *op, CompiledModel::Impl &impl,
 /// product for other reductions and pooling, 0 without a root or with a
 /// dynamic range.
 static void describeDispatch(func::FuncOp callee, std::string &opName, double &flops) {
-  Operation *root = nullptr, *firstCompute = nullptr, *first = nullptr;
-  callee.walk([&](linalg::LinalgOp linalgOp) {
-    Operation *op = linalgOp.getOperation();
-    if (!first)
-      first = op;
-    if (!firstCompute && !isa<linalg::FillOp>(op))
-      firstCompute = op;
-    if (!root && isRootOp(op))
-      root = op;
-  });
   flops = 0;
-  Operation *named = root ? root : firstCompute ? firstCompute : first;
+  Operation *named = dispatchRootOp(callee);
+  Operation *root = named && isRootOp(named) ? named : nullptr;
   opName = named ? named->getName().getStringRef().str() : "-";
   if (!root)
     return;
