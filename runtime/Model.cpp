@@ -37,13 +37,65 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <limits>
+#include <new>
 
 using namespace mlir;
 
 namespace jitrun {
 
+namespace {
+class JitrunErrorCategory final : public std::error_category {
+public:
+  const char *name() const noexcept override { return "jitrun"; }
+  std::string message(int c) const override {
+    switch (static_cast<ErrorCode>(c)) {
+    case ErrorCode::InvalidArgument:
+      return "invalid argument";
+    case ErrorCode::NotFound:
+      return "not found";
+    case ErrorCode::CompileError:
+      return "compile error";
+    case ErrorCode::ShapeMismatch:
+      return "shape mismatch";
+    case ErrorCode::ResourceExhausted:
+      return "resource exhausted";
+    case ErrorCode::RuntimeError:
+      return "runtime error";
+    }
+    return "unknown error";
+  }
+};
+} // namespace
+
+const std::error_category &jitrunErrorCategory() {
+  static JitrunErrorCategory category;
+  return category;
+}
+
+llvm::Error makeError(ErrorCode code, const llvm::Twine &msg) {
+  return llvm::createStringError(make_error_code(code), msg);
+}
+
+ErrorCode takeErrorCode(llvm::Error e, std::string &message) {
+  std::optional<ErrorCode> code;
+  message.clear();
+  llvm::handleAllErrors(std::move(e), [&](const llvm::ErrorInfoBase &info) {
+    std::error_code ec = info.convertToErrorCode();
+    if (!code && ec.category() == jitrunErrorCategory())
+      code = static_cast<ErrorCode>(ec.value());
+    if (!message.empty())
+      message += "\n";
+    message += info.message();
+  });
+  return code.value_or(ErrorCode::CompileError);
+}
+
+static int64_t saturatingAdd(int64_t a, int64_t b);
+
+/// Errors of the compiler driver: the model does not parse, verify or compile.
 static llvm::Error makeError(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+  return makeError(ErrorCode::CompileError, msg);
 }
 
 std::string TensorSpec::str() const {
@@ -132,35 +184,88 @@ public:
   std::vector<Command> commands;
   std::vector<int> outputs;
   std::vector<TensorSpec> inputSpecs, outputSpecs;
-  size_t arenaBytes = 0;
-  /// Intermediates arena, allocated once and reused by every run.
-  std::unique_ptr<uint8_t[]> arenaStorage;
-  uint8_t *arena = nullptr;
+  /// One run's intermediates after buffer planning, and their plain sum.
+  size_t arenaBytes = 0, intermediateBytes = 0;
   /// Constant data owned by the program (splats expanded, etc.).
   std::vector<std::unique_ptr<uint8_t[]>> ownedConstants;
   bool singleThreaded = false;
-  /// --profile: seconds per command, summed over `profiledRuns` runs.
-  bool profiling = false;
-  std::vector<double> commandSeconds;
-  int64_t profiledRuns = 0;
 
   int addBuffer(Buffer b) {
     buffers.push_back(b);
     return static_cast<int>(buffers.size() - 1);
   }
 
-  /// Places the intermediates (results live in the caller's tensors).
-  void allocate() {
-    arenaBytes = 0;
-    for (Buffer &b : buffers) {
-      if (b.kind != BufferKind::Intermediate)
-        continue;
-      b.index = static_cast<int64_t>(arenaBytes);
-      arenaBytes += (b.bytes + 63) / 64 * 64;
+  /// Buffer planning: places the intermediates in one arena by liveness.
+  /// A buffer lives from the first command that touches it to the last (the
+  /// end of the run for one read by the final result copy); two buffers
+  /// whose lives share a command never share bytes, so a kernel never reads
+  /// what it writes through another name. Largest first, each at the lowest
+  /// 64-byte aligned offset free of the buffers it lives alongside (greedy
+  /// by size, as TFLite's arena planner).
+  void plan() {
+    size_t n = buffers.size();
+    std::vector<int64_t> first(n, std::numeric_limits<int64_t>::max()), last(n, -1);
+    auto use = [&](int b, int64_t t) {
+      if (b < 0)
+        return;
+      first[b] = std::min(first[b], t);
+      last[b] = std::max(last[b], t);
+    };
+    for (size_t ci = 0; ci < commands.size(); ++ci) {
+      const Command &c = commands[ci];
+      int64_t t = static_cast<int64_t>(ci);
+      switch (c.kind) {
+      case Command::Dispatch:
+        for (int b : c.bindings)
+          use(b, t);
+        break;
+      case Command::Fill:
+        use(c.dst, t);
+        break;
+      case Command::CopyWhole:
+        use(c.src, t);
+        use(c.dst, t);
+        break;
+      case Command::Copy:
+        use(c.copy.src, t);
+        use(c.copy.dst, t);
+        break;
+      }
     }
-    arenaStorage.reset(new uint8_t[arenaBytes + 64]);
-    uintptr_t p = reinterpret_cast<uintptr_t>(arenaStorage.get());
-    arena = reinterpret_cast<uint8_t *>((p + 63) / 64 * 64);
+    for (int b : outputs)
+      use(b, static_cast<int64_t>(commands.size()));
+    auto align = [](size_t bytes) { return (bytes + 63) / 64 * 64; };
+    std::vector<int> order;
+    intermediateBytes = 0;
+    for (size_t b = 0; b < n; ++b) {
+      if (buffers[b].kind != BufferKind::Intermediate)
+        continue;
+      intermediateBytes += buffers[b].bytes;
+      buffers[b].index = 0;
+      if (last[b] >= 0)
+        order.push_back(static_cast<int>(b));
+    }
+    llvm::stable_sort(order, [&](int a, int b) { return buffers[a].bytes > buffers[b].bytes; });
+    arenaBytes = 0;
+    std::vector<int> placed;
+    std::vector<std::pair<size_t, size_t>> taken; // [offset, end) of overlapping lives
+    for (int b : order) {
+      taken.clear();
+      for (int o : placed)
+        if (first[o] <= last[b] && first[b] <= last[o])
+          taken.push_back({static_cast<size_t>(buffers[o].index),
+                           static_cast<size_t>(buffers[o].index) + align(buffers[o].bytes)});
+      llvm::sort(taken);
+      size_t offset = 0, size = align(buffers[b].bytes);
+      for (auto [begin, end] : taken) {
+        if (offset + size <= begin)
+          break;
+        offset = std::max(offset, end);
+      }
+      buffers[b].index = static_cast<int64_t>(offset);
+      arenaBytes = std::max(arenaBytes, offset + size);
+      placed.push_back(b);
+    }
   }
 
   static void stridedCopy(const CopyCommand &c, const uint8_t *src, uint8_t *dst) {
@@ -211,40 +316,44 @@ public:
     }
   }
 
-  llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<const HostTensor *> inputs,
-                                              ThreadPool &pool) {
-    std::vector<HostTensor> results;
-    for (const TensorSpec &spec : outputSpecs)
-      results.emplace_back(spec.type, spec.shape);
-    if (llvm::Error e = runInto(inputs, results, pool))
-      return std::move(e);
-    return results;
-  }
-
-  /// Runs with the caller's result tensors: dispatches that compute a result
-  /// write straight into them.
+  /// Runs with the caller's result tensors, which dispatches that compute a
+  /// result write straight into, and `ctx`'s intermediates. With
+  /// `commandSeconds`, adds each command's wall time to it. Reads nothing of
+  /// the program that a run changes: runs in different contexts may overlap.
   llvm::Error runInto(llvm::ArrayRef<const HostTensor *> inputs,
-                      std::vector<HostTensor> &results, ThreadPool &pool) {
+                      llvm::MutableArrayRef<HostTensor> results, ThreadPool &pool,
+                      RunContext &ctx, double *commandSeconds) const {
     if (inputs.size() != inputSpecs.size())
-      return makeError("expected " + llvm::Twine(inputSpecs.size()) +
-                       " inputs, got " + llvm::Twine(inputs.size()));
+      return makeError(ErrorCode::ShapeMismatch, "expected " + llvm::Twine(inputSpecs.size()) +
+                                                     " inputs, got " + llvm::Twine(inputs.size()));
     for (size_t i = 0; i < inputs.size(); ++i) {
       const HostTensor *t = inputs[i];
       if (!t)
-        return makeError("input " + llvm::Twine(i) + " is null");
+        return makeError(ErrorCode::InvalidArgument, "input " + llvm::Twine(i) + " is null");
       if (t->elementType() != inputSpecs[i].type || t->shape() != inputSpecs[i].shape)
-        return makeError("input " + llvm::Twine(i) + ": expected shape and type " +
-                         inputSpecs[i].str() + ", got " + t->typeString());
+        return makeError(ErrorCode::ShapeMismatch, "input " + llvm::Twine(i) +
+                                                       ": expected shape and type " +
+                                                       inputSpecs[i].str() + ", got " +
+                                                       t->typeString());
+      if (!t->data() && t->byteSize() != 0)
+        return makeError(ErrorCode::InvalidArgument, "input " + llvm::Twine(i) + " has no data");
     }
     if (results.size() != outputSpecs.size())
-      return makeError("expected " + llvm::Twine(outputSpecs.size()) +
-                       " result tensors, got " + llvm::Twine(results.size()));
-    for (size_t i = 0; i < results.size(); ++i)
+      return makeError(ErrorCode::ShapeMismatch, "expected " + llvm::Twine(outputSpecs.size()) +
+                                                     " result tensors, got " +
+                                                     llvm::Twine(results.size()));
+    for (size_t i = 0; i < results.size(); ++i) {
       if (results[i].elementType() != outputSpecs[i].type ||
           results[i].shape() != outputSpecs[i].shape)
-        return makeError("result " + llvm::Twine(i) + ": expected shape and type " +
-                         outputSpecs[i].str() + ", got " + results[i].typeString());
-    std::vector<void *> ptrs(buffers.size());
+        return makeError(ErrorCode::ShapeMismatch, "result " + llvm::Twine(i) +
+                                                       ": expected shape and type " +
+                                                       outputSpecs[i].str() + ", got " +
+                                                       results[i].typeString());
+      if (!results[i].data() && results[i].byteSize() != 0)
+        return makeError(ErrorCode::InvalidArgument, "result " + llvm::Twine(i) + " has no data");
+    }
+    std::vector<void *> &ptrs = ctx.pointers;
+    ptrs.resize(buffers.size());
     for (size_t b = 0; b < buffers.size(); ++b) {
       const Buffer &buf = buffers[b];
       switch (buf.kind) {
@@ -255,18 +364,16 @@ public:
         ptrs[b] = const_cast<void *>(buf.constant);
         break;
       case BufferKind::Intermediate:
-        ptrs[b] = arena + buf.index;
+        ptrs[b] = ctx.arena + buf.index;
         break;
       case BufferKind::Output:
         ptrs[b] = results[buf.index].data();
         break;
       }
     }
-    std::vector<void *> args;
+    std::vector<void *> &args = ctx.arguments;
     // Checked once per run; timing costs two clock reads per command.
-    const bool timed = profiling;
-    if (timed)
-      commandSeconds.resize(commands.size(), 0.0);
+    const bool timed = commandSeconds != nullptr;
     for (size_t ci = 0; ci < commands.size(); ++ci) {
       const Command &c = commands[ci];
       std::chrono::steady_clock::time_point start;
@@ -315,8 +422,6 @@ public:
         commandSeconds[ci] +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
-    if (timed)
-      ++profiledRuns;
     // Results not computed in place (an input, a constant, a buffer shared
     // by two results) are copied.
     for (size_t i = 0; i < outputs.size(); ++i) {
@@ -344,7 +449,24 @@ struct CompiledModel::Impl {
   Statistics stats;
   std::vector<std::string> warnings;
   std::vector<std::string> explanations;
-  std::mutex runMutex;
+  /// The module's public functions, in file order.
+  std::vector<std::string> entryPoints;
+  /// Run contexts not in use, for run()/runInto() without a context.
+  std::mutex contextMutex;
+  std::vector<std::unique_ptr<RunContext>> freeContexts;
+  /// --profile: seconds per command summed over `profiledRuns` runs; while
+  /// `profiling`, runs hold profileMutex (they are serialized).
+  std::mutex profileMutex;
+  std::atomic<bool> profiling{false};
+  std::vector<double> commandSeconds;
+  int64_t profiledRuns = 0;
+
+  /// Fails with ErrorCode::ResourceExhausted when constants, one run's
+  /// intermediates and the results together exceed the memory limit.
+  llvm::Error checkMemoryLimit(llvm::StringRef when) const;
+  llvm::Error runInto(llvm::ArrayRef<const HostTensor *> inputs,
+                      llvm::MutableArrayRef<HostTensor> results, ThreadPool &pool,
+                      RunContext &ctx);
 
   /// Collects diagnostics as text; errors and warnings apart.
   struct Diagnostics {
@@ -815,11 +937,14 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
     std::optional<TensorSpec> spec = specOf(t);
     return spec ? spec->str() : std::string("?");
   };
-  auto bytesOf = [](const TensorSpec &s) {
-    size_t n = elementSize(s.type);
+  // Saturates: an absurd shape is caught by the memory limit or fails to
+  // allocate, instead of wrapping around to a small size.
+  auto bytesOf = [](const TensorSpec &s) -> size_t {
+    uint64_t n = elementSize(s.type);
     for (int64_t d : s.shape)
-      n *= d;
-    return n;
+      if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
+        return std::numeric_limits<int64_t>::max();
+    return std::min<uint64_t>(n, std::numeric_limits<int64_t>::max());
   };
   auto newIntermediate = [&](Value v) -> int {
     TensorSpec spec = *specOf(v.getType());
@@ -870,6 +995,9 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
       std::optional<TensorSpec> spec = specOf(cst.getType());
       if (!spec)
         return opError(&op, *this, "constant of unsupported type");
+      stats.constantBytes = saturatingAdd(stats.constantBytes, bytesOf(*spec));
+      if (llvm::Error e = checkMemoryLimit("constants"))
+        return e;
       auto data = constantBytes(elements, elementSize(spec->type));
       if (!data)
         return opError(&op, *this, llvm::toString(data.takeError()));
@@ -1038,9 +1166,11 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
                    "'" + op.getName().getStringRef() +
                        "' is not supported by jitrun's host program yet");
   }
-  for (const Buffer &b : p.buffers)
-    if (b.kind == BufferKind::Intermediate)
-      stats.transientBytes += b.bytes;
+  p.plan();
+  stats.transientBytes = static_cast<int64_t>(p.arenaBytes);
+  stats.intermediateBytes = static_cast<int64_t>(p.intermediateBytes);
+  if (llvm::Error e = checkMemoryLimit("the host program"))
+    return e;
   for (Command &c : p.commands) {
     switch (c.kind) {
     case Command::Dispatch: {
@@ -1069,8 +1199,35 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
   p.singleThreaded = options.reference;
   if (llvm::Error e = compileKernels())
     return e;
-  p.allocate();
   return llvm::Error::success();
+}
+
+static int64_t saturatingAdd(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
+}
+
+llvm::Error CompiledModel::Impl::checkMemoryLimit(llvm::StringRef when) const {
+  if (!options.memoryLimitBytes)
+    return llvm::Error::success();
+  int64_t results = 0;
+  for (const TensorSpec &spec : program.outputSpecs) {
+    int64_t n = static_cast<int64_t>(elementSize(spec.type));
+    for (int64_t d : spec.shape)
+      if (__builtin_mul_overflow(n, d, &n))
+        n = std::numeric_limits<int64_t>::max();
+    results = saturatingAdd(results, n);
+  }
+  int64_t total = saturatingAdd(saturatingAdd(stats.constantBytes, stats.transientBytes), results);
+  if (static_cast<uint64_t>(total) <= options.memoryLimitBytes)
+    return llvm::Error::success();
+  return makeError(ErrorCode::ResourceExhausted,
+                   "jitrun: error: model '" + stats.function + "' needs " + llvm::Twine(total) +
+                       " bytes of host memory (constants " + llvm::Twine(stats.constantBytes) +
+                       ", intermediates of one run " + llvm::Twine(stats.transientBytes) +
+                       ", results " + llvm::Twine(results) + ", counted up to " + when +
+                       "), over the memory limit of " + llvm::Twine(options.memoryLimitBytes) +
+                       " bytes; raise the limit or use smaller shapes");
 }
 
 /// Ops jitrun can take in: the dialects it registers, with static shapes.
@@ -1130,6 +1287,9 @@ llvm::Error CompiledModel::Impl::compile(llvm::StringRef bytes, llvm::StringRef 
     return makeError(llvm::StringRef(parseErrors).rtrim());
   }
 
+  for (auto fn : module->getOps<func::FuncOp>())
+    if (fn.isPublic() && !fn.isExternal())
+      entryPoints.push_back(fn.getSymName().str());
   // The entry point.
   func::FuncOp entry;
   if (!options.function.empty()) {
@@ -1232,8 +1392,13 @@ CompiledModel::compileBuffer(llvm::StringRef bytes, llvm::StringRef name,
                              const CompileOptions &options) {
   std::unique_ptr<CompiledModel> model(new CompiledModel());
   model->impl->options = options;
-  if (llvm::Error e = model->impl->compile(bytes, name))
-    return std::move(e);
+  try {
+    if (llvm::Error e = model->impl->compile(bytes, name))
+      return std::move(e);
+  } catch (const std::bad_alloc &) {
+    return makeError(ErrorCode::ResourceExhausted,
+                     "jitrun: error: out of memory while compiling '" + name + "'");
+  }
   return model;
 }
 
@@ -1242,8 +1407,8 @@ CompiledModel::compileFile(llvm::StringRef path, const CompileOptions &options) 
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
-    return makeError("jitrun: error: cannot open '" + path +
-                     "': " + buffer.getError().message());
+    return makeError(ErrorCode::NotFound, "jitrun: error: cannot open '" + path +
+                                              "': " + buffer.getError().message());
   return compileBuffer((*buffer)->getBuffer(), path, options);
 }
 
@@ -1256,20 +1421,19 @@ const std::vector<TensorSpec> &CompiledModel::outputs() const {
 const Statistics &CompiledModel::statistics() const { return impl->stats; }
 
 void CompiledModel::setProfiling(bool enabled) {
-  std::lock_guard<std::mutex> lock(impl->runMutex);
-  HostProgram &p = impl->program;
-  p.profiling = enabled;
+  std::lock_guard<std::mutex> lock(impl->profileMutex);
+  impl->profiling = enabled;
   if (enabled) {
-    p.commandSeconds.assign(p.commands.size(), 0.0);
-    p.profiledRuns = 0;
+    impl->commandSeconds.assign(impl->program.commands.size(), 0.0);
+    impl->profiledRuns = 0;
   }
 }
 
 Profile CompiledModel::profile() const {
-  std::lock_guard<std::mutex> lock(impl->runMutex);
+  std::lock_guard<std::mutex> lock(impl->profileMutex);
   const HostProgram &p = impl->program;
   Profile out;
-  out.runs = p.profiledRuns;
+  out.runs = impl->profiledRuns;
   for (size_t i = 0; i < p.commands.size(); ++i) {
     const Command &c = p.commands[i];
     CommandProfile cp;
@@ -1280,7 +1444,7 @@ Profile CompiledModel::profile() const {
     cp.op = c.op;
     cp.flops = c.flops;
     cp.bytes = c.bytes;
-    cp.seconds = i < p.commandSeconds.size() ? p.commandSeconds[i] : 0.0;
+    cp.seconds = i < impl->commandSeconds.size() ? impl->commandSeconds[i] : 0.0;
     out.commands.push_back(std::move(cp));
   }
   return out;
@@ -1293,16 +1457,84 @@ const std::vector<std::string> &CompiledModel::warnings() const {
   return impl->warnings;
 }
 
+const std::vector<std::string> &CompiledModel::entryPoints() const {
+  return impl->entryPoints;
+}
+
+RunContext::~RunContext() = default;
+
+llvm::Expected<std::unique_ptr<RunContext>> CompiledModel::createRunContext() const {
+  std::unique_ptr<RunContext> ctx(new RunContext());
+  size_t bytes = impl->program.arenaBytes;
+  ctx->storage.reset(new (std::nothrow) uint8_t[bytes + 64]);
+  if (!ctx->storage)
+    return makeError(ErrorCode::ResourceExhausted,
+                     "jitrun: error: cannot allocate " + llvm::Twine(bytes) +
+                         " bytes of intermediates for a run");
+  uintptr_t p = reinterpret_cast<uintptr_t>(ctx->storage.get());
+  ctx->arena = reinterpret_cast<uint8_t *>((p + 63) / 64 * 64);
+  ctx->pointers.reserve(impl->program.buffers.size());
+  return std::move(ctx);
+}
+
+llvm::Error CompiledModel::Impl::runInto(llvm::ArrayRef<const HostTensor *> inputs,
+                                         llvm::MutableArrayRef<HostTensor> results,
+                                         ThreadPool &pool, RunContext &ctx) {
+  if (!profiling.load(std::memory_order_relaxed))
+    return program.runInto(inputs, results, pool, ctx, nullptr);
+  std::lock_guard<std::mutex> lock(profileMutex);
+  commandSeconds.resize(program.commands.size(), 0.0);
+  if (llvm::Error e = program.runInto(inputs, results, pool, ctx, commandSeconds.data()))
+    return e;
+  ++profiledRuns;
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::vector<HostTensor>>
 CompiledModel::run(llvm::ArrayRef<const HostTensor *> inputs, ThreadPool &pool) {
-  std::lock_guard<std::mutex> lock(impl->runMutex);
-  return impl->program.run(inputs, pool);
+  std::vector<HostTensor> results;
+  for (const TensorSpec &spec : outputs()) {
+    llvm::Expected<HostTensor> t = HostTensor::create(spec.type, spec.shape);
+    if (!t) {
+      std::string message;
+      takeErrorCode(t.takeError(), message);
+      return makeError(ErrorCode::ResourceExhausted,
+                       "jitrun: error: cannot allocate a result: " + message);
+    }
+    results.push_back(std::move(*t));
+  }
+  if (llvm::Error e = runInto(inputs, results, pool))
+    return std::move(e);
+  return std::move(results);
 }
 
 llvm::Error CompiledModel::runInto(llvm::ArrayRef<const HostTensor *> inputs,
-                                   std::vector<HostTensor> &results, ThreadPool &pool) {
-  std::lock_guard<std::mutex> lock(impl->runMutex);
-  return impl->program.runInto(inputs, results, pool);
+                                   llvm::MutableArrayRef<HostTensor> results, ThreadPool &pool) {
+  // Borrow a context from the free list; make one only when all are busy.
+  std::unique_ptr<RunContext> ctx;
+  {
+    std::lock_guard<std::mutex> lock(impl->contextMutex);
+    if (!impl->freeContexts.empty()) {
+      ctx = std::move(impl->freeContexts.back());
+      impl->freeContexts.pop_back();
+    }
+  }
+  if (!ctx) {
+    llvm::Expected<std::unique_ptr<RunContext>> made = createRunContext();
+    if (!made)
+      return made.takeError();
+    ctx = std::move(*made);
+  }
+  llvm::Error e = impl->runInto(inputs, results, pool, *ctx);
+  std::lock_guard<std::mutex> lock(impl->contextMutex);
+  impl->freeContexts.push_back(std::move(ctx));
+  return e;
+}
+
+llvm::Error CompiledModel::runInto(llvm::ArrayRef<const HostTensor *> inputs,
+                                   llvm::MutableArrayRef<HostTensor> results, ThreadPool &pool,
+                                   RunContext &context) {
+  return impl->runInto(inputs, results, pool, context);
 }
 
 } // namespace jitrun

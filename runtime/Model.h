@@ -13,6 +13,7 @@
 #include "runtime/Tensor.h"
 #include "runtime/ThreadPool.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -20,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace mlir {
@@ -27,6 +29,28 @@ class PassManager;
 } // namespace mlir
 
 namespace jitrun {
+
+/// What kind of failure an llvm::Error from this library reports; its
+/// std::error_code (llvm::errorToErrorCode, or StringError::convertToErrorCode)
+/// carries one of these in jitrunErrorCategory(). The values are the C API's
+/// jitrun_status_code_t.
+enum class ErrorCode {
+  InvalidArgument = 1,
+  NotFound = 2,
+  CompileError = 3,
+  ShapeMismatch = 4,
+  ResourceExhausted = 5,
+  RuntimeError = 6,
+};
+const std::error_category &jitrunErrorCategory();
+inline std::error_code make_error_code(ErrorCode c) {
+  return {static_cast<int>(c), jitrunErrorCategory()};
+}
+/// A string error of kind `code`.
+llvm::Error makeError(ErrorCode code, const llvm::Twine &msg);
+/// The kind of the first error in `e` (CompileError when it carries none of
+/// ours) and all messages; consumes `e`.
+ErrorCode takeErrorCode(llvm::Error e, std::string &message);
 
 /// Everything that steers compilation.
 struct CompileOptions {
@@ -44,6 +68,11 @@ struct CompileOptions {
   /// Entries are keyed by the dispatch's IR, the target CPU and features,
   /// the codegen version and the stack-limit options.
   std::string cacheDir;
+  /// The most host memory the model may allocate: its constants, one run's
+  /// intermediates (after buffer planning) and its results. A model over it
+  /// fails to compile with ErrorCode::ResourceExhausted before anything big
+  /// is allocated. 0: no limit.
+  uint64_t memoryLimitBytes = 0;
   /// Threads compiling kernels; 0: one per core.
   unsigned compileThreads = 0;
   /// Record why producer/consumer pairs were not fused (--explain-fusion).
@@ -62,6 +91,11 @@ struct Statistics {
   int64_t genericBefore = 0, genericAfter = 0, rootOps = 0, dispatchRegions = 0,
           dispatches = 0, executables = 0, fills = 0, copies = 0, workgroups = 0,
           transientBytes = 0, stackBytesMax = 0;
+  /// The sum of the intermediates' sizes, as if none shared memory
+  /// (transientBytes is what buffer planning made of it).
+  int64_t intermediateBytes = 0;
+  /// Constant data the host program holds (weights, expanded splats).
+  int64_t constantBytes = 0;
   /// Kernels (distinct) whose innermost code is vector code, and those left
   /// with scalar loops somewhere.
   int64_t vectorizedOps = 0, scalarOps = 0; // distinct kernels: all vector code, or with scalar loops
@@ -105,6 +139,24 @@ struct Profile {
 
 class HostProgram;
 
+/// The state of one run: the intermediates arena and scratch space, sized
+/// for one model. A run uses one context at a time; a context is reused by
+/// every run given it, so those runs allocate nothing.
+class RunContext {
+public:
+  ~RunContext();
+  RunContext(const RunContext &) = delete;
+  RunContext &operator=(const RunContext &) = delete;
+
+private:
+  friend class CompiledModel;
+  friend class HostProgram;
+  RunContext() = default;
+  std::unique_ptr<uint8_t[]> storage;
+  uint8_t *arena = nullptr;
+  std::vector<void *> pointers, arguments;
+};
+
 /// A model compiled for this host. Load and compile once, run many times.
 class CompiledModel {
 public:
@@ -126,17 +178,34 @@ public:
   /// left in different dispatches, `LOC: remark: not fused: ...: RULE: why`.
   const std::vector<std::string> &fusionExplanations() const;
 
+  /// The module's public functions (the entry points one may compile), in
+  /// file order.
+  const std::vector<std::string> &entryPoints() const;
+
+  /// A run state of its own (one run's intermediates, planned by liveness).
+  /// Fails with ErrorCode::ResourceExhausted if the arena cannot be
+  /// allocated.
+  llvm::Expected<std::unique_ptr<RunContext>> createRunContext() const;
+
   /// Runs the model; inputs must match inputs() in count, shape and type.
-  /// Runs are serialized (intermediates are shared).
+  /// Thread-safe: concurrent runs take separate run contexts from a free
+  /// list (one is allocated only when all are busy).
   llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<const HostTensor *> inputs,
                                               ThreadPool &pool);
   /// Runs into the caller's result tensors (shapes and types of outputs()),
   /// which dispatches write directly: no allocation and no copy per run.
+  /// Thread-safe, as run().
   llvm::Error runInto(llvm::ArrayRef<const HostTensor *> inputs,
-                      std::vector<HostTensor> &results, ThreadPool &pool);
+                      llvm::MutableArrayRef<HostTensor> results, ThreadPool &pool);
+  /// Runs in `context` (from this model's createRunContext); one thread at a
+  /// time per context.
+  llvm::Error runInto(llvm::ArrayRef<const HostTensor *> inputs,
+                      llvm::MutableArrayRef<HostTensor> results, ThreadPool &pool,
+                      RunContext &context);
 
   /// Times every command of later runs (steady_clock around each one) when
-  /// enabled; enabling resets the timings. Off by default (no overhead).
+  /// enabled; enabling resets the timings. Off by default (no overhead);
+  /// while enabled, runs are serialized so that their timings add up.
   void setProfiling(bool enabled);
   /// The host program's commands with the time they took in the runs made
   /// since setProfiling(true).

@@ -84,6 +84,10 @@ cl::opt<bool> profileFlag("profile",
                           cl::desc("Print a per-dispatch table: time, share, GFLOP/s or GB/s, % of "
                                    "the host's measured peak"),
                           cl::init(false), cl::cat(category));
+cl::opt<uint64_t> memoryLimit("memory-limit",
+                               cl::desc("Most host memory the model may allocate (constants, one "
+                                        "run's intermediates, results), bytes; 0: no limit"),
+                               cl::init(0), cl::cat(category));
 cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"), cl::init(0), cl::cat(category));
 } // namespace
 
@@ -105,6 +109,7 @@ static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, String
        << ", \"dispatches\": " << s.dispatches << ", \"executables\": " << s.executables
        << ", \"fills\": " << s.fills << ", \"copies\": " << s.copies
        << ", \"workgroups\": " << s.workgroups << ", \"transient_bytes\": " << s.transientBytes
+       << ", \"intermediate_bytes\": " << s.intermediateBytes
        << ", \"stack_bytes_max\": " << s.stackBytesMax
        << ", \"vector_kernels\": " << s.vectorizedOps
        << ", \"scalar_kernels\": " << s.scalarOps
@@ -133,6 +138,7 @@ static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, String
     row("copies", s.copies);
     row("workgroups", s.workgroups);
     row("transient_bytes", s.transientBytes);
+    row("intermediate_bytes", s.intermediateBytes);
     row("stack_bytes_max", s.stackBytesMax);
     row("vector_kernels", s.vectorizedOps);
     row("scalar_kernels", s.scalarOps);
@@ -445,6 +451,7 @@ int main(int argc, char **argv) {
   options.stackLimitBytes = stackLimit;
   options.failOnStackLimit = failOnStack;
   options.explainFusion = explainFusion;
+  options.memoryLimitBytes = memoryLimit;
   if (cacheDir.getNumOccurrences() && cacheDir.empty())
     return fail("--cache-dir needs a directory");
   options.cacheDir = cacheDir;

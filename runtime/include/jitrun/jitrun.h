@@ -1,0 +1,260 @@
+/*===- jitrun/jitrun.h - the embedded inference API (C) ------------------===*
+ *
+ * Load a model once, run it many times, from as many threads as you like.
+ * Every call returns a status (NULL means success) whose message says what
+ * went wrong; nothing here aborts, exits or prints. Handles are opaque and
+ * freed by their own *_release/*_free call; releasing NULL is a no-op.
+ *
+ *   jitrun_runtime_t   the worker threads; shared by every model loaded on it
+ *   jitrun_options_t   how to compile: fusion mode, stack and memory limits...
+ *   jitrun_model_t     a compiled model: kernels and host program, read-only
+ *                      after load, safe to run from several threads at once
+ *   jitrun_session_t   one caller's run state (its intermediates arena);
+ *                      one thread at a time per session
+ *   jitrun_outputs_t   results held by the runtime (jitrun_model_run_alloc)
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef JITRUN_JITRUN_H
+#define JITRUN_JITRUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define JITRUN_API __attribute__((visibility("default")))
+#else
+#define JITRUN_API
+#endif
+
+/*===----------------------------------------------------------------------===*
+ * Status
+ *===----------------------------------------------------------------------===*/
+
+/** What kind of failure a status reports. */
+typedef enum jitrun_status_code_e {
+  JITRUN_OK = 0,
+  /** A null handle, a bad option value, an index out of range. */
+  JITRUN_INVALID_ARGUMENT = 1,
+  /** A file that cannot be read. */
+  JITRUN_NOT_FOUND = 2,
+  /** The model does not parse, verify or compile (the message has MLIR's
+   *  file:line:col diagnostics). */
+  JITRUN_COMPILE_ERROR = 3,
+  /** Inputs or outputs of the wrong count, shape, type or size. */
+  JITRUN_SHAPE_MISMATCH = 4,
+  /** The model needs more memory than the configured limit allows, or an
+   *  allocation failed. */
+  JITRUN_RESOURCE_EXHAUSTED = 5,
+  /** A failure while running (a worker reported an error). */
+  JITRUN_RUNTIME_ERROR = 6,
+} jitrun_status_code_t;
+
+/** NULL on success; otherwise owned by the caller and freed with
+ *  jitrun_status_free. */
+typedef struct jitrun_status_s *jitrun_status_t;
+
+/** The code of `status` (JITRUN_OK for NULL). */
+JITRUN_API jitrun_status_code_t jitrun_status_code(jitrun_status_t status);
+/** The readable message of `status` ("" for NULL); valid until freed. */
+JITRUN_API const char *jitrun_status_message(jitrun_status_t status);
+/** Frees `status`; NULL is a no-op. */
+JITRUN_API void jitrun_status_free(jitrun_status_t status);
+
+/*===----------------------------------------------------------------------===*
+ * Tensors
+ *===----------------------------------------------------------------------===*/
+
+/** Element types (i1 is stored as one byte per element). */
+typedef enum jitrun_element_type_e {
+  JITRUN_F32 = 0,
+  JITRUN_F64 = 1,
+  JITRUN_F16 = 2,
+  JITRUN_BF16 = 3,
+  JITRUN_I1 = 4,
+  JITRUN_I8 = 5,
+  JITRUN_I16 = 6,
+  JITRUN_I32 = 7,
+  JITRUN_I64 = 8,
+  JITRUN_U8 = 9,
+} jitrun_element_type_t;
+
+/** Bytes of one element of `type`; 0 for a value outside the enum. */
+JITRUN_API size_t jitrun_element_size(jitrun_element_type_t type);
+/** MLIR's spelling ("f32", "i8", ...); "?" for a value outside the enum. */
+JITRUN_API const char *jitrun_element_type_name(jitrun_element_type_t type);
+
+/** A dense row-major tensor that the caller describes: `data` holds
+ *  product(shape) * element size bytes (`byte_size`), outermost dim first.
+ *  Nothing is copied: inputs are read and outputs written in place. */
+typedef struct jitrun_tensor_s {
+  jitrun_element_type_t type;
+  size_t rank;
+  const int64_t *shape;
+  void *data;
+  size_t byte_size;
+} jitrun_tensor_t;
+
+/** The type of an input or output: `shape` points into the model and stays
+ *  valid while the model lives. */
+typedef struct jitrun_tensor_desc_s {
+  jitrun_element_type_t type;
+  size_t rank;
+  const int64_t *shape;
+  /** product(shape) * element size. */
+  size_t byte_size;
+} jitrun_tensor_desc_t;
+
+/*===----------------------------------------------------------------------===*
+ * Runtime (worker threads)
+ *===----------------------------------------------------------------------===*/
+
+typedef struct jitrun_runtime_s *jitrun_runtime_t;
+
+/** Creates `threads` worker threads, the caller of a run included (0: one per
+ *  core, 1: runs on the caller only). Models loaded on one runtime share its
+ *  workers, so N models never start N pools. */
+JITRUN_API jitrun_status_t jitrun_runtime_create(uint32_t threads,
+                                                 jitrun_runtime_t *out);
+/** The threads that run a workgroup grid, the caller included. */
+JITRUN_API uint32_t jitrun_runtime_threads(jitrun_runtime_t runtime);
+/** Joins the workers. Every model loaded on it must be released first. */
+JITRUN_API void jitrun_runtime_release(jitrun_runtime_t runtime);
+
+/*===----------------------------------------------------------------------===*
+ * Options
+ *===----------------------------------------------------------------------===*/
+
+typedef struct jitrun_options_s *jitrun_options_t;
+
+/** Default options: fusion "default", stack limit 32768 bytes (fail over it),
+ *  no kernel cache, no memory limit, the only public function (else @main). */
+JITRUN_API jitrun_status_t jitrun_options_create(jitrun_options_t *out);
+JITRUN_API void jitrun_options_free(jitrun_options_t options);
+/** "default", "aggressive" or "none"; anything else is JITRUN_INVALID_ARGUMENT. */
+JITRUN_API jitrun_status_t jitrun_options_set_fusion(jitrun_options_t options,
+                                                     const char *mode);
+/** The entry point to compile; NULL or "" picks the default. */
+JITRUN_API jitrun_status_t jitrun_options_set_function(jitrun_options_t options,
+                                                       const char *name);
+/** Largest static stack allocation of a kernel; `fail` 0 turns going over it
+ *  into a warning. */
+JITRUN_API jitrun_status_t jitrun_options_set_stack_limit(jitrun_options_t options,
+                                                          uint64_t bytes, int fail);
+/** A directory for the persistent kernel cache; NULL or "" turns it off. */
+JITRUN_API jitrun_status_t jitrun_options_set_cache_dir(jitrun_options_t options,
+                                                        const char *path);
+/** The most host memory one model may allocate: its constants, one run's
+ *  intermediates and its results. A model over it is rejected at load
+ *  (JITRUN_RESOURCE_EXHAUSTED). 0: no limit. */
+JITRUN_API jitrun_status_t jitrun_options_set_memory_limit(jitrun_options_t options,
+                                                           uint64_t bytes);
+/** Threads that compile kernels at load (0: one per core). */
+JITRUN_API jitrun_status_t jitrun_options_set_compile_threads(jitrun_options_t options,
+                                                              uint32_t threads);
+/** Nonzero: generate AVX2 code even on an AVX-512 host. */
+JITRUN_API jitrun_status_t jitrun_options_set_force_avx2(jitrun_options_t options,
+                                                         int force);
+
+/*===----------------------------------------------------------------------===*
+ * Models
+ *===----------------------------------------------------------------------===*/
+
+typedef struct jitrun_model_s *jitrun_model_t;
+
+/** Reads `path` (MLIR text or bytecode), fuses and compiles it for this host.
+ *  `options` may be NULL (defaults) and may be freed after the call. */
+JITRUN_API jitrun_status_t jitrun_model_load_file(jitrun_runtime_t runtime,
+                                                  const char *path,
+                                                  jitrun_options_t options,
+                                                  jitrun_model_t *out);
+/** Like jitrun_model_load_file, from `size` bytes at `data` (copied; free them
+ *  after the call); `name` (may be NULL) appears in messages. */
+JITRUN_API jitrun_status_t jitrun_model_load_buffer(jitrun_runtime_t runtime,
+                                                    const void *data, size_t size,
+                                                    const char *name,
+                                                    jitrun_options_t options,
+                                                    jitrun_model_t *out);
+/** Frees the model's kernels and constants. No run may be in flight. */
+JITRUN_API void jitrun_model_release(jitrun_model_t model);
+
+/** The compiled entry point's name. */
+JITRUN_API const char *jitrun_model_function(jitrun_model_t model);
+/** The module's public functions (entry points one may compile with
+ *  jitrun_options_set_function), in file order. */
+JITRUN_API size_t jitrun_model_num_entry_points(jitrun_model_t model);
+/** Entry point `index`'s name; NULL when out of range. */
+JITRUN_API const char *jitrun_model_entry_point(jitrun_model_t model, size_t index);
+JITRUN_API size_t jitrun_model_num_inputs(jitrun_model_t model);
+JITRUN_API size_t jitrun_model_num_outputs(jitrun_model_t model);
+JITRUN_API jitrun_status_t jitrun_model_input(jitrun_model_t model, size_t index,
+                                              jitrun_tensor_desc_t *out);
+JITRUN_API jitrun_status_t jitrun_model_output(jitrun_model_t model, size_t index,
+                                               jitrun_tensor_desc_t *out);
+
+/** Compile-time statistics, SPEC.md's names. */
+typedef struct jitrun_statistics_s {
+  int64_t generic_before, generic_after, root_ops, dispatch_regions, dispatches,
+      executables, fills, copies, workgroups;
+  /** One run's intermediates after buffer planning (the arena of a session). */
+  int64_t transient_bytes;
+  /** The sum of all intermediates' sizes, as if none shared memory. */
+  int64_t intermediate_bytes;
+  int64_t stack_bytes_max, vector_kernels, scalar_kernels, cached_kernels;
+  double compile_seconds;
+} jitrun_statistics_t;
+
+JITRUN_API jitrun_status_t jitrun_model_statistics(jitrun_model_t model,
+                                                   jitrun_statistics_t *out);
+
+/*===----------------------------------------------------------------------===*
+ * Running
+ *===----------------------------------------------------------------------===*/
+
+/** Runs the model with caller-owned buffers: `inputs` must match the model's
+ *  inputs in count, type, shape and byte_size, and so must `outputs`, whose
+ *  data the kernels write directly. Thread-safe: concurrent runs each take
+ *  their own intermediates; their grids share the runtime's workers. */
+JITRUN_API jitrun_status_t jitrun_model_run(jitrun_model_t model,
+                                            const jitrun_tensor_t *inputs,
+                                            size_t num_inputs,
+                                            const jitrun_tensor_t *outputs,
+                                            size_t num_outputs);
+
+typedef struct jitrun_outputs_s *jitrun_outputs_t;
+
+/** Runs the model into results the runtime allocates (64-byte aligned). */
+JITRUN_API jitrun_status_t jitrun_model_run_alloc(jitrun_model_t model,
+                                                  const jitrun_tensor_t *inputs,
+                                                  size_t num_inputs,
+                                                  jitrun_outputs_t *out);
+JITRUN_API size_t jitrun_outputs_count(jitrun_outputs_t outputs);
+/** A view of result `index` (valid until jitrun_outputs_free). */
+JITRUN_API jitrun_status_t jitrun_outputs_get(jitrun_outputs_t outputs, size_t index,
+                                              jitrun_tensor_t *out);
+JITRUN_API void jitrun_outputs_free(jitrun_outputs_t outputs);
+
+typedef struct jitrun_session_s *jitrun_session_t;
+
+/** A run state of its own for one caller: its intermediates are allocated
+ *  here once, so its runs never allocate. Use one session per thread. */
+JITRUN_API jitrun_status_t jitrun_session_create(jitrun_model_t model,
+                                                 jitrun_session_t *out);
+/** As jitrun_model_run, in the session's own intermediates. */
+JITRUN_API jitrun_status_t jitrun_session_run(jitrun_session_t session,
+                                              const jitrun_tensor_t *inputs,
+                                              size_t num_inputs,
+                                              const jitrun_tensor_t *outputs,
+                                              size_t num_outputs);
+/** Frees the session; its model must still be alive. */
+JITRUN_API void jitrun_session_release(jitrun_session_t session);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* JITRUN_JITRUN_H */
