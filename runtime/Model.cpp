@@ -15,6 +15,7 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include <atomic>
 #include <thread>
 
@@ -36,6 +37,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -149,16 +151,27 @@ struct Buffer {
   const void *constant = nullptr;
 };
 
-/// A strided box copy between two row-major buffers.
+/// A strided box copy between two row-major buffers. An offset whose
+/// register (srcOffsetRegs/dstOffsetRegs, when not empty) is >= 0 is read from
+/// that scalar register at run time (a slice at a loop's induction variable).
 struct CopyCommand {
   int src, dst;
   size_t eltBytes;
   std::vector<int64_t> sizes, srcShape, dstShape, srcOffsets, dstOffsets,
       srcStrides, dstStrides;
+  std::vector<int> srcOffsetRegs, dstOffsetRegs;
+};
+
+/// Scalar host arithmetic (loop bounds, conditions, slice offsets). Integers
+/// are kept sign-extended from their width (i1 as 0/1), floats as double.
+enum class ScalarOp {
+  AddI, SubI, MulI, DivSI, RemSI, DivUI, RemUI, MaxSI, MinSI, AndI, OrI, XOrI,
+  CmpI, Select, ExtSI, ExtUI, TruncI, IndexCast,
+  AddF, SubF, MulF, DivF, MaxF, MinF, CmpF, SIToFP, FPToSI, Copy
 };
 
 struct Command {
-  enum Kind { Dispatch, Fill, Copy, CopyWhole } kind;
+  enum Kind { Dispatch, Fill, Copy, CopyWhole, Scalar, Extract, For, While } kind;
   // Dispatch
   KernelFn fn = nullptr;
   int kernel = -1; // index of the distinct kernel
@@ -174,6 +187,22 @@ struct Command {
   std::vector<uint8_t> pattern;
   // Copy
   CopyCommand copy;
+  // Scalar: reg = op(a, b, c) at `width` bits (the result's; the operands'
+  // for comparisons and casts), `predicate` of cmpi/cmpf. Extract: reg =
+  // buffer src's element at `indices` (an index register >= 0 overrides the
+  // constant), of `type`.
+  ScalarOp scalar = ScalarOp::Copy;
+  int reg = -1, a = -1, b = -1, c = -1;
+  unsigned width = 64, operandWidth = 64;
+  int predicate = 0;
+  ElementType type = ElementType::I64;
+  std::vector<int64_t> indices;
+  std::vector<int> indexRegs;
+  // For: iv = lb; iv < ub; iv += step (registers a, b, c; iv in reg), body
+  // in (this, end). While: the before region in (this, beforeEnd), whose last
+  // command sets register `reg` (the condition); the after region in
+  // [beforeEnd, end).
+  size_t beforeEnd = 0, end = 0;
 };
 
 } // namespace
@@ -188,6 +217,15 @@ public:
   size_t arenaBytes = 0, intermediateBytes = 0;
   /// Constant data owned by the program (splats expanded, etc.).
   std::vector<std::unique_ptr<uint8_t[]>> ownedConstants;
+  /// Scalar registers' values at the start of a run (constants; the rest 0).
+  std::vector<int64_t> initialInts;
+  std::vector<double> initialFloats;
+
+  int addRegister(int64_t i = 0, double f = 0) {
+    initialInts.push_back(i);
+    initialFloats.push_back(f);
+    return static_cast<int>(initialInts.size() - 1);
+  }
   bool singleThreaded = false;
 
   int addBuffer(Buffer b) {
@@ -230,10 +268,33 @@ public:
         use(c.copy.src, t);
         use(c.copy.dst, t);
         break;
+      case Command::Extract:
+        use(c.src, t);
+        break;
+      case Command::Scalar:
+      case Command::For:
+      case Command::While:
+        break;
       }
     }
     for (int b : outputs)
       use(b, static_cast<int64_t>(commands.size()));
+    // A buffer that a loop uses and that was defined before it lives through
+    // the whole loop: later iterations read it again.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t ci = 0; ci < commands.size(); ++ci) {
+        const Command &c = commands[ci];
+        if (c.kind != Command::For && c.kind != Command::While)
+          continue;
+        int64_t s = static_cast<int64_t>(ci), e = static_cast<int64_t>(c.end) - 1;
+        for (size_t b = 0; b < n; ++b)
+          if (first[b] < s && last[b] >= s && last[b] < e) {
+            last[b] = e;
+            changed = true;
+          }
+      }
+    }
     auto align = [](size_t bytes) { return (bytes + 63) / 64 * 64; };
     std::vector<int> order;
     intermediateBytes = 0;
@@ -316,6 +377,301 @@ public:
     }
   }
 
+  /// Integer register value normalized to `width` bits: sign-extended, i1
+  /// as 0/1.
+  static int64_t normalize(int64_t v, unsigned width) {
+    if (width == 1)
+      return v & 1;
+    if (width >= 64)
+      return v;
+    uint64_t m = (uint64_t(1) << width) - 1;
+    uint64_t u = static_cast<uint64_t>(v) & m;
+    if (u >> (width - 1))
+      u |= ~m;
+    return static_cast<int64_t>(u);
+  }
+  static uint64_t unsignedOf(int64_t v, unsigned width) {
+    return width >= 64 ? static_cast<uint64_t>(v)
+                       : static_cast<uint64_t>(v) & ((uint64_t(1) << width) - 1);
+  }
+
+  /// One scalar command; an error for a division by zero (not UB on the host).
+  static llvm::Error runScalar(const Command &c, RunContext &ctx) {
+    std::vector<int64_t> &I = ctx.ints;
+    std::vector<double> &F = ctx.floats;
+    int64_t a = c.a >= 0 ? I[c.a] : 0, b = c.b >= 0 ? I[c.b] : 0;
+    double fa = c.a >= 0 ? F[c.a] : 0, fb = c.b >= 0 ? F[c.b] : 0;
+    unsigned w = c.width, ow = c.operandWidth;
+    auto divisor = [&](int64_t d) -> llvm::Error {
+      if (d == 0)
+        return makeError(ErrorCode::RuntimeError,
+                         "jitrun: error: division by zero in host arithmetic");
+      return llvm::Error::success();
+    };
+    auto u = [&](int64_t v) { return unsignedOf(v, ow); };
+    int64_t r = 0;
+    double f = 0;
+    switch (c.scalar) {
+    case ScalarOp::AddI: r = static_cast<int64_t>(uint64_t(a) + uint64_t(b)); break;
+    case ScalarOp::SubI: r = static_cast<int64_t>(uint64_t(a) - uint64_t(b)); break;
+    case ScalarOp::MulI: r = static_cast<int64_t>(uint64_t(a) * uint64_t(b)); break;
+    case ScalarOp::DivSI:
+      if (llvm::Error e = divisor(b))
+        return e;
+      r = (b == -1) ? static_cast<int64_t>(0 - uint64_t(a)) : a / b;
+      break;
+    case ScalarOp::RemSI:
+      if (llvm::Error e = divisor(b))
+        return e;
+      r = (b == -1) ? 0 : a % b;
+      break;
+    case ScalarOp::DivUI:
+      if (llvm::Error e = divisor(b))
+        return e;
+      r = static_cast<int64_t>(u(a) / u(b));
+      break;
+    case ScalarOp::RemUI:
+      if (llvm::Error e = divisor(b))
+        return e;
+      r = static_cast<int64_t>(u(a) % u(b));
+      break;
+    case ScalarOp::MaxSI: r = std::max(a, b); break;
+    case ScalarOp::MinSI: r = std::min(a, b); break;
+    case ScalarOp::AndI: r = a & b; break;
+    case ScalarOp::OrI: r = a | b; break;
+    case ScalarOp::XOrI: r = a ^ b; break;
+    case ScalarOp::CmpI: {
+      using P = arith::CmpIPredicate;
+      switch (static_cast<P>(c.predicate)) {
+      case P::eq: r = a == b; break;
+      case P::ne: r = a != b; break;
+      case P::slt: r = a < b; break;
+      case P::sle: r = a <= b; break;
+      case P::sgt: r = a > b; break;
+      case P::sge: r = a >= b; break;
+      case P::ult: r = u(a) < u(b); break;
+      case P::ule: r = u(a) <= u(b); break;
+      case P::ugt: r = u(a) > u(b); break;
+      case P::uge: r = u(a) >= u(b); break;
+      }
+      break;
+    }
+    case ScalarOp::Select:
+      r = I[c.a] ? I[c.b] : I[c.c];
+      f = I[c.a] ? F[c.b] : F[c.c];
+      break;
+    case ScalarOp::ExtSI: r = a; break;
+    case ScalarOp::ExtUI: r = static_cast<int64_t>(u(a)); break;
+    case ScalarOp::TruncI:
+    case ScalarOp::IndexCast:
+    case ScalarOp::Copy:
+      r = a;
+      f = fa;
+      break;
+    case ScalarOp::AddF: f = fa + fb; break;
+    case ScalarOp::SubF: f = fa - fb; break;
+    case ScalarOp::MulF: f = fa * fb; break;
+    case ScalarOp::DivF: f = fa / fb; break;
+    case ScalarOp::MaxF: f = std::max(fa, fb); break;
+    case ScalarOp::MinF: f = std::min(fa, fb); break;
+    case ScalarOp::CmpF: {
+      using P = arith::CmpFPredicate;
+      bool unordered = std::isnan(fa) || std::isnan(fb);
+      switch (static_cast<P>(c.predicate)) {
+      case P::AlwaysFalse: r = 0; break;
+      case P::OEQ: r = !unordered && fa == fb; break;
+      case P::OGT: r = !unordered && fa > fb; break;
+      case P::OGE: r = !unordered && fa >= fb; break;
+      case P::OLT: r = !unordered && fa < fb; break;
+      case P::OLE: r = !unordered && fa <= fb; break;
+      case P::ONE: r = !unordered && fa != fb; break;
+      case P::ORD: r = !unordered; break;
+      case P::UEQ: r = unordered || fa == fb; break;
+      case P::UGT: r = unordered || fa > fb; break;
+      case P::UGE: r = unordered || fa >= fb; break;
+      case P::ULT: r = unordered || fa < fb; break;
+      case P::ULE: r = unordered || fa <= fb; break;
+      case P::UNE: r = unordered || fa != fb; break;
+      case P::UNO: r = unordered; break;
+      case P::AlwaysTrue: r = 1; break;
+      }
+      break;
+    }
+    case ScalarOp::SIToFP: f = static_cast<double>(a); break;
+    case ScalarOp::FPToSI:
+      if (!(fa > -9.3e18 && fa < 9.3e18))
+        return makeError(ErrorCode::RuntimeError,
+                         "jitrun: error: fptosi of a value out of range in host arithmetic");
+      r = static_cast<int64_t>(fa);
+      break;
+    }
+    I[c.reg] = normalize(r, w);
+    F[c.reg] = f;
+    return llvm::Error::success();
+  }
+
+  /// Element `c.indices` of buffer `c.src` into register `c.reg`.
+  llvm::Error runExtract(const Command &c, RunContext &ctx) const {
+    const std::vector<int64_t> &shape = c.copy.srcShape;
+    int64_t linear = 0;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      int64_t i = c.indexRegs[d] >= 0 ? ctx.ints[c.indexRegs[d]] : c.indices[d];
+      if (i < 0 || i >= shape[d])
+        return makeError(ErrorCode::RuntimeError,
+                         "jitrun: error: tensor.extract index " + llvm::Twine(i) +
+                             " out of bounds for dimension " + llvm::Twine(d) + " of size " +
+                             llvm::Twine(shape[d]));
+      linear = linear * shape[d] + i;
+    }
+    const uint8_t *p = static_cast<const uint8_t *>(ctx.pointers[c.src]) +
+                       linear * static_cast<int64_t>(elementSize(c.type));
+    int64_t &r = ctx.ints[c.reg];
+    double &f = ctx.floats[c.reg];
+    auto load = [&](auto t) {
+      std::memcpy(&t, p, sizeof t);
+      return t;
+    };
+    switch (c.type) {
+    case ElementType::F32: f = load(float()); break;
+    case ElementType::F64: f = load(double()); break;
+    case ElementType::F16: f = halfToFloat(load(uint16_t())); break;
+    case ElementType::BF16: f = bfloat16ToFloat(load(uint16_t())); break;
+    case ElementType::I1: r = load(uint8_t()) & 1; break;
+    case ElementType::I8: r = load(int8_t()); break;
+    case ElementType::U8: r = load(uint8_t()); break;
+    case ElementType::I16: r = load(int16_t()); break;
+    case ElementType::I32: r = load(int32_t()); break;
+    case ElementType::I64: r = load(int64_t()); break;
+    }
+    return llvm::Error::success();
+  }
+
+  /// Runs commands [begin, end); loops run their bodies here recursively.
+  llvm::Error runRange(size_t begin, size_t end, ThreadPool &pool, RunContext &ctx,
+                       double *commandSeconds) const {
+    std::vector<void *> &ptrs = ctx.pointers;
+    std::vector<void *> &args = ctx.arguments;
+    // Checked once per run; timing costs two clock reads per command.
+    const bool timed = commandSeconds != nullptr;
+    for (size_t ci = begin; ci < end; ++ci) {
+      const Command &c = commands[ci];
+      std::chrono::steady_clock::time_point start;
+      if (timed && c.kind != Command::For && c.kind != Command::While)
+        start = std::chrono::steady_clock::now();
+      switch (c.kind) {
+      case Command::Dispatch: {
+        args.clear();
+        for (int b : c.bindings)
+          args.push_back(ptrs[b]);
+        KernelFn fn = c.fn;
+        void **argv = args.data();
+        auto body = [fn, argv](int64_t wg) -> llvm::Error {
+          fn(argv, wg);
+          return llvm::Error::success();
+        };
+        if (singleThreaded || c.workgroups == 1) {
+          for (int64_t wg = 0; wg < c.workgroups; ++wg)
+            fn(argv, wg);
+        } else if (llvm::Error e = pool.parallelFor(c.workgroups, body)) {
+          return e;
+        }
+        break;
+      }
+      case Command::Fill: {
+        uint8_t *dst = static_cast<uint8_t *>(ptrs[c.dst]);
+        size_t n = buffers[c.dst].bytes, p = c.pattern.size();
+        bool zero = llvm::all_of(c.pattern, [](uint8_t v) { return v == 0; });
+        if (zero) {
+          std::memset(dst, 0, n);
+        } else {
+          for (size_t off = 0; off + p <= n; off += p)
+            std::memcpy(dst + off, c.pattern.data(), p);
+        }
+        break;
+      }
+      case Command::CopyWhole:
+        if (ptrs[c.dst] != ptrs[c.src])
+          std::memcpy(ptrs[c.dst], ptrs[c.src], buffers[c.dst].bytes);
+        break;
+      case Command::Copy:
+        if (llvm::Error e = runCopy(c.copy, ctx))
+          return e;
+        break;
+      case Command::Scalar:
+        if (llvm::Error e = runScalar(c, ctx))
+          return e;
+        break;
+      case Command::Extract:
+        if (llvm::Error e = runExtract(c, ctx))
+          return e;
+        break;
+      case Command::For: {
+        int64_t lb = ctx.ints[c.a], ub = ctx.ints[c.b], step = ctx.ints[c.c];
+        if (step <= 0)
+          return makeError(ErrorCode::RuntimeError,
+                           "jitrun: error: scf.for with step " + llvm::Twine(step) +
+                               "; the step must be positive");
+        for (int64_t iv = lb; iv < ub; iv += step) {
+          ctx.ints[c.reg] = iv;
+          if (llvm::Error e = runRange(ci + 1, c.end, pool, ctx, commandSeconds))
+            return e;
+        }
+        ci = c.end - 1;
+        continue;
+      }
+      case Command::While:
+        while (true) {
+          if (llvm::Error e = runRange(ci + 1, c.beforeEnd, pool, ctx, commandSeconds))
+            return e;
+          if (!ctx.ints[c.reg])
+            break;
+          if (llvm::Error e = runRange(c.beforeEnd, c.end, pool, ctx, commandSeconds))
+            return e;
+        }
+        ci = c.end - 1;
+        continue;
+      }
+      if (timed)
+        commandSeconds[ci] +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    return llvm::Error::success();
+  }
+
+  /// A slice copy, with its offsets from registers where they are dynamic
+  /// (checked against the shapes: an error, not a write out of bounds).
+  llvm::Error runCopy(const CopyCommand &copy, RunContext &ctx) const {
+    const uint8_t *src = static_cast<const uint8_t *>(ctx.pointers[copy.src]);
+    uint8_t *dst = static_cast<uint8_t *>(ctx.pointers[copy.dst]);
+    if (copy.srcOffsetRegs.empty() && copy.dstOffsetRegs.empty()) {
+      stridedCopy(copy, src, dst);
+      return llvm::Error::success();
+    }
+    CopyCommand c = copy;
+    auto resolve = [&](std::vector<int64_t> &offsets, const std::vector<int> &regs,
+                       const std::vector<int64_t> &shape,
+                       const std::vector<int64_t> &strides) -> llvm::Error {
+      for (size_t d = 0; d < regs.size(); ++d) {
+        if (regs[d] < 0)
+          continue;
+        offsets[d] = ctx.ints[regs[d]];
+        int64_t lastIndex = offsets[d] + (c.sizes[d] - 1) * strides[d];
+        if (c.sizes[d] > 0 && (offsets[d] < 0 || lastIndex >= shape[d]))
+          return makeError(ErrorCode::RuntimeError,
+                           "jitrun: error: slice offset " + llvm::Twine(offsets[d]) +
+                               " out of bounds for dimension " + llvm::Twine(d) +
+                               " of size " + llvm::Twine(shape[d]));
+      }
+      return llvm::Error::success();
+    };
+    if (llvm::Error e = resolve(c.srcOffsets, c.srcOffsetRegs, c.srcShape, c.srcStrides))
+      return e;
+    if (llvm::Error e = resolve(c.dstOffsets, c.dstOffsetRegs, c.dstShape, c.dstStrides))
+      return e;
+    stridedCopy(c, src, dst);
+    return llvm::Error::success();
+  }
+
   /// Runs with the caller's result tensors, which dispatches that compute a
   /// result write straight into, and `ctx`'s intermediates. With
   /// `commandSeconds`, adds each command's wall time to it. Reads nothing of
@@ -371,57 +727,10 @@ public:
         break;
       }
     }
-    std::vector<void *> &args = ctx.arguments;
-    // Checked once per run; timing costs two clock reads per command.
-    const bool timed = commandSeconds != nullptr;
-    for (size_t ci = 0; ci < commands.size(); ++ci) {
-      const Command &c = commands[ci];
-      std::chrono::steady_clock::time_point start;
-      if (timed)
-        start = std::chrono::steady_clock::now();
-      switch (c.kind) {
-      case Command::Dispatch: {
-        args.clear();
-        for (int b : c.bindings)
-          args.push_back(ptrs[b]);
-        KernelFn fn = c.fn;
-        void **argv = args.data();
-        auto body = [fn, argv](int64_t wg) -> llvm::Error {
-          fn(argv, wg);
-          return llvm::Error::success();
-        };
-        if (singleThreaded || c.workgroups == 1) {
-          for (int64_t wg = 0; wg < c.workgroups; ++wg)
-            fn(argv, wg);
-        } else if (llvm::Error e = pool.parallelFor(c.workgroups, body)) {
-          return std::move(e);
-        }
-        break;
-      }
-      case Command::Fill: {
-        uint8_t *dst = static_cast<uint8_t *>(ptrs[c.dst]);
-        size_t n = buffers[c.dst].bytes, p = c.pattern.size();
-        bool zero = llvm::all_of(c.pattern, [](uint8_t v) { return v == 0; });
-        if (zero) {
-          std::memset(dst, 0, n);
-        } else {
-          for (size_t off = 0; off + p <= n; off += p)
-            std::memcpy(dst + off, c.pattern.data(), p);
-        }
-        break;
-      }
-      case Command::CopyWhole:
-        std::memcpy(ptrs[c.dst], ptrs[c.src], buffers[c.dst].bytes);
-        break;
-      case Command::Copy:
-        stridedCopy(c.copy, static_cast<const uint8_t *>(ptrs[c.copy.src]),
-                    static_cast<uint8_t *>(ptrs[c.copy.dst]));
-        break;
-      }
-      if (timed)
-        commandSeconds[ci] +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
+    ctx.ints = initialInts;
+    ctx.floats = initialFloats;
+    if (llvm::Error e = runRange(0, commands.size(), pool, ctx, commandSeconds))
+      return e;
     // Results not computed in place (an input, a constant, a buffer shared
     // by two results) are copied.
     for (size_t i = 0; i < outputs.size(); ++i) {
@@ -985,7 +1294,90 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
     p.outputSpecs.push_back(*spec);
   }
 
-  for (Operation &op : entry.getBody().front()) {
+  // Scalars of the host program live in registers: constants get their value
+  // at the start of a run, the rest are computed by Scalar/Extract commands
+  // and loop counters.
+  llvm::DenseMap<Value, int> regOf;
+  auto scalarReg = [&](Value v) -> std::optional<int> {
+    if (auto it = regOf.find(v); it != regOf.end())
+      return it->second;
+    auto cst = v.getDefiningOp<arith::ConstantOp>();
+    if (!cst)
+      return std::nullopt;
+    int r;
+    if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
+      r = p.addRegister(i.getType().isInteger(1) ? i.getValue().getZExtValue()
+                                                 : i.getValue().getSExtValue());
+    else if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
+      r = p.addRegister(0, f.getValueAsDouble());
+    else
+      return std::nullopt;
+    regOf[v] = r;
+    return r;
+  };
+  auto widthOf = [](Type t) -> unsigned {
+    if (auto i = dyn_cast<IntegerType>(t))
+      return i.getWidth();
+    return 64; // index, and floats (held as double)
+  };
+  // Loop-carried values live in buffers of their own: the region arguments,
+  // the loop results and what each iteration yields all land in them.
+  // transfer() copies `values` into `carried`, through temporaries when one
+  // value's buffer is another's destination (a swap).
+  auto transfer = [&](ValueRange values, llvm::ArrayRef<int> carried) {
+    std::vector<int> srcs;
+    for (Value v : values)
+      srcs.push_back(lookup(v));
+    bool hazard = false;
+    for (size_t i = 0; i < srcs.size(); ++i)
+      for (size_t j = 0; j < carried.size(); ++j)
+        if (i != j && srcs[i] == carried[j])
+          hazard = true;
+    auto copy = [&](int src, int dst) {
+      Command c{Command::CopyWhole};
+      c.src = src;
+      c.dst = dst;
+      c.name = "copy:loop-carried";
+      c.op = "scf.yield";
+      p.commands.push_back(std::move(c));
+      ++stats.copies;
+    };
+    std::vector<int> staged(srcs.size(), -1);
+    for (size_t i = 0; i < srcs.size(); ++i) {
+      if (srcs[i] == carried[i])
+        continue;
+      if (hazard) {
+        staged[i] = p.addBuffer(Buffer{BufferKind::Intermediate, 0, p.buffers[carried[i]].bytes,
+                                       nullptr});
+        copy(srcs[i], staged[i]);
+      } else {
+        copy(srcs[i], carried[i]);
+      }
+    }
+    for (size_t i = 0; i < srcs.size(); ++i)
+      if (staged[i] >= 0)
+        copy(staged[i], carried[i]);
+  };
+  std::vector<std::vector<int>> carriedStack;
+  std::vector<size_t> whileStack; // the While commands being emitted
+  auto carry = [&](Operation *loop, ValueRange inits, ValueRange args)
+      -> llvm::Expected<std::vector<int>> {
+    std::vector<int> carried;
+    for (Value arg : args) {
+      if (!specOf(arg.getType()))
+        return opError(loop, *this,
+                       "loops that carry a scalar or dynamically shaped value are not "
+                       "supported by jitrun's host program yet; carry a static tensor");
+      carried.push_back(newIntermediate(arg));
+    }
+    transfer(inits, carried);
+    for (auto [arg, b] : llvm::zip(args, carried))
+      bufferOf[arg] = b;
+    return carried;
+  };
+
+  std::function<llvm::Error(Block &)> emitBlock = [&](Block &block) -> llvm::Error {
+  for (Operation &op : block) {
     if (isa<arith::ConstantOp, tensor::EmptyOp>(op) && op.use_empty())
       continue;
     if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
@@ -1078,11 +1470,25 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
     auto makeCopy = [&](Value src, RankedTensorType srcType, Value dstVal,
                         RankedTensorType dstType, llvm::ArrayRef<int64_t> offsets,
                         llvm::ArrayRef<int64_t> sizes, llvm::ArrayRef<int64_t> strides,
-                        bool sliceIsSource) -> llvm::Error {
-      if (llvm::any_of(offsets, ShapedType::isDynamic) ||
-          llvm::any_of(sizes, ShapedType::isDynamic) ||
+                        ValueRange dynamicOffsets, bool sliceIsSource) -> llvm::Error {
+      if (llvm::any_of(sizes, ShapedType::isDynamic) ||
           llvm::any_of(strides, ShapedType::isDynamic))
-        return opError(&op, *this, "slices with dynamic offsets, sizes or strides are not supported");
+        return opError(&op, *this, "slices with dynamic sizes or strides are not supported");
+      // Dynamic offsets are host scalars (a loop's induction variable).
+      std::vector<int> offsetRegs;
+      if (llvm::any_of(offsets, ShapedType::isDynamic)) {
+        auto next = dynamicOffsets.begin();
+        for (int64_t o : offsets) {
+          if (!ShapedType::isDynamic(o)) {
+            offsetRegs.push_back(-1);
+            continue;
+          }
+          std::optional<int> r = scalarReg(*next++);
+          if (!r)
+            return opError(&op, *this, "slice offset is not a host scalar");
+          offsetRegs.push_back(*r);
+        }
+      }
       Command c{Command::Copy};
       c.name = "copy:" + shapeName(srcType) + "->" + shapeName(dstType);
       c.op = op.getName().getStringRef().str();
@@ -1100,12 +1506,14 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
       if (sliceIsSource) {
         cc.srcOffsets.assign(offsets.begin(), offsets.end());
         cc.srcStrides.assign(strides.begin(), strides.end());
+        cc.srcOffsetRegs = offsetRegs;
         cc.dstOffsets = zeros;
         cc.dstStrides = ones;
         cc.dstShape = cc.sizes;
       } else {
         cc.dstOffsets.assign(offsets.begin(), offsets.end());
         cc.dstStrides.assign(strides.begin(), strides.end());
+        cc.dstOffsetRegs = offsetRegs;
         cc.srcOffsets = zeros;
         cc.srcStrides = ones;
         cc.srcShape = cc.sizes;
@@ -1134,7 +1542,8 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
       if (llvm::Error e = makeCopy(insert.getSource(), insert.getSourceType(),
                                    insert.getResult(), insert.getDestType(),
                                    insert.getStaticOffsets(), insert.getStaticSizes(),
-                                   insert.getStaticStrides(), /*sliceIsSource=*/false))
+                                   insert.getStaticStrides(), insert.getOffsets(),
+                                   /*sliceIsSource=*/false))
         return e;
       continue;
     }
@@ -1144,7 +1553,8 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
       if (llvm::Error e = makeCopy(extract.getSource(), extract.getSourceType(),
                                    extract.getResult(), extract.getResultType(),
                                    extract.getStaticOffsets(), extract.getStaticSizes(),
-                                   extract.getStaticStrides(), /*sliceIsSource=*/true))
+                                   extract.getStaticStrides(), extract.getOffsets(),
+                                   /*sliceIsSource=*/true))
         return e;
       continue;
     }
@@ -1162,10 +1572,163 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
       }
       continue;
     }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      std::optional<int> lb = scalarReg(loop.getLowerBound()),
+                         ub = scalarReg(loop.getUpperBound()), step = scalarReg(loop.getStep());
+      if (!lb || !ub || !step)
+        return opError(&op, *this, "scf.for bounds must be constants or host scalars");
+      auto carried = carry(&op, loop.getInitArgs(), loop.getRegionIterArgs());
+      if (!carried)
+        return carried.takeError();
+      size_t at = p.commands.size();
+      Command c{Command::For};
+      c.a = *lb;
+      c.b = *ub;
+      c.c = *step;
+      c.reg = p.addRegister();
+      c.name = "scf.for";
+      regOf[loop.getInductionVar()] = c.reg;
+      p.commands.push_back(std::move(c));
+      carriedStack.push_back(*carried);
+      if (llvm::Error e = emitBlock(*loop.getBody()))
+        return e;
+      carriedStack.pop_back();
+      p.commands[at].end = p.commands.size();
+      for (auto [res, b] : llvm::zip(loop.getResults(), *carried))
+        bufferOf[res] = b;
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+      if (TypeRange(ValueRange(loop.getBeforeArguments())) != TypeRange(loop.getResultTypes()))
+        return opError(&op, *this,
+                       "scf.while whose results differ in type from its arguments is not "
+                       "supported by jitrun's host program yet");
+      auto carried = carry(&op, loop.getInits(), loop.getBeforeArguments());
+      if (!carried)
+        return carried.takeError();
+      size_t at = p.commands.size();
+      Command c{Command::While};
+      c.name = "scf.while";
+      p.commands.push_back(std::move(c));
+      carriedStack.push_back(*carried);
+      whileStack.push_back(at);
+      if (llvm::Error e = emitBlock(loop.getBefore().front()))
+        return e;
+      whileStack.pop_back();
+      p.commands[at].beforeEnd = p.commands.size();
+      for (auto [arg, b] : llvm::zip(loop.getAfterArguments(), *carried))
+        bufferOf[arg] = b;
+      if (llvm::Error e = emitBlock(loop.getAfter().front()))
+        return e;
+      carriedStack.pop_back();
+      p.commands[at].end = p.commands.size();
+      for (auto [res, b] : llvm::zip(loop.getResults(), *carried))
+        bufferOf[res] = b;
+      continue;
+    }
+    if (auto cond = dyn_cast<scf::ConditionOp>(op)) {
+      std::optional<int> r = scalarReg(cond.getCondition());
+      if (!r || whileStack.empty())
+        return opError(&op, *this, "the scf.condition must be a host scalar");
+      p.commands[whileStack.back()].reg = *r;
+      transfer(cond.getArgs(), carriedStack.back());
+      continue;
+    }
+    if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+      if (carriedStack.empty() || !isa<scf::ForOp, scf::WhileOp>(op.getParentOp()))
+        return opError(&op, *this, "scf.yield outside scf.for/scf.while");
+      transfer(yield.getOperands(), carriedStack.back());
+      continue;
+    }
+    if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+      std::optional<TensorSpec> spec = specOf(extract.getTensor().getType());
+      if (!spec)
+        return opError(&op, *this, "tensor.extract from an unsupported tensor type");
+      Command c{Command::Extract};
+      c.src = lookup(extract.getTensor());
+      c.type = spec->type;
+      c.copy.srcShape = spec->shape;
+      for (Value index : extract.getIndices()) {
+        std::optional<int> r = scalarReg(index);
+        if (!r)
+          return opError(&op, *this, "tensor.extract index must be a host scalar");
+        // Constant indices are registers too (set at the start of a run).
+        c.indices.push_back(0);
+        c.indexRegs.push_back(*r);
+      }
+      c.reg = p.addRegister();
+      c.name = "tensor.extract";
+      regOf[extract.getResult()] = c.reg;
+      p.commands.push_back(std::move(c));
+      continue;
+    }
+    if (isa<arith::ArithDialect>(op.getDialect()) && op.getNumResults() == 1 &&
+        !isa<ShapedType>(op.getResult(0).getType())) {
+      std::optional<ScalarOp> kind =
+          llvm::TypeSwitch<Operation *, std::optional<ScalarOp>>(&op)
+              .Case([](arith::AddIOp) { return ScalarOp::AddI; })
+              .Case([](arith::SubIOp) { return ScalarOp::SubI; })
+              .Case([](arith::MulIOp) { return ScalarOp::MulI; })
+              .Case([](arith::DivSIOp) { return ScalarOp::DivSI; })
+              .Case([](arith::RemSIOp) { return ScalarOp::RemSI; })
+              .Case([](arith::DivUIOp) { return ScalarOp::DivUI; })
+              .Case([](arith::RemUIOp) { return ScalarOp::RemUI; })
+              .Case([](arith::MaxSIOp) { return ScalarOp::MaxSI; })
+              .Case([](arith::MinSIOp) { return ScalarOp::MinSI; })
+              .Case([](arith::AndIOp) { return ScalarOp::AndI; })
+              .Case([](arith::OrIOp) { return ScalarOp::OrI; })
+              .Case([](arith::XOrIOp) { return ScalarOp::XOrI; })
+              .Case([](arith::CmpIOp) { return ScalarOp::CmpI; })
+              .Case([](arith::SelectOp) { return ScalarOp::Select; })
+              .Case([](arith::ExtSIOp) { return ScalarOp::ExtSI; })
+              .Case([](arith::ExtUIOp) { return ScalarOp::ExtUI; })
+              .Case([](arith::TruncIOp) { return ScalarOp::TruncI; })
+              .Case([](arith::IndexCastOp) { return ScalarOp::IndexCast; })
+              .Case([](arith::AddFOp) { return ScalarOp::AddF; })
+              .Case([](arith::SubFOp) { return ScalarOp::SubF; })
+              .Case([](arith::MulFOp) { return ScalarOp::MulF; })
+              .Case([](arith::DivFOp) { return ScalarOp::DivF; })
+              .Case([](arith::MaximumFOp) { return ScalarOp::MaxF; })
+              .Case([](arith::MinimumFOp) { return ScalarOp::MinF; })
+              .Case([](arith::CmpFOp) { return ScalarOp::CmpF; })
+              .Case([](arith::SIToFPOp) { return ScalarOp::SIToFP; })
+              .Case([](arith::FPToSIOp) { return ScalarOp::FPToSI; })
+              .Default([](Operation *) { return std::nullopt; });
+      if (!kind)
+        return opError(&op, *this,
+                       "scalar '" + op.getName().getStringRef() +
+                           "' is not supported by jitrun's host program yet");
+      Command c{Command::Scalar};
+      c.scalar = *kind;
+      int *slots[] = {&c.a, &c.b, &c.c};
+      if (op.getNumOperands() > 3)
+        return opError(&op, *this, "scalar op with more than three operands");
+      for (auto [i, operand] : llvm::enumerate(op.getOperands())) {
+        std::optional<int> r = scalarReg(operand);
+        if (!r)
+          return opError(&op, *this, "operand " + llvm::Twine(i) + " is not a host scalar");
+        *slots[i] = *r;
+      }
+      c.width = widthOf(op.getResult(0).getType());
+      c.operandWidth = op.getNumOperands() ? widthOf(op.getOperand(op.getNumOperands() - 1).getType()) : 64;
+      if (auto cmp = dyn_cast<arith::CmpIOp>(op))
+        c.predicate = static_cast<int>(cmp.getPredicate());
+      if (auto cmp = dyn_cast<arith::CmpFOp>(op))
+        c.predicate = static_cast<int>(cmp.getPredicate());
+      c.reg = p.addRegister();
+      c.name = op.getName().getStringRef().str();
+      regOf[op.getResult(0)] = c.reg;
+      p.commands.push_back(std::move(c));
+      continue;
+    }
     return opError(&op, *this,
                    "'" + op.getName().getStringRef() +
                        "' is not supported by jitrun's host program yet");
   }
+  return llvm::Error::success();
+  };
+  if (llvm::Error e = emitBlock(entry.getBody().front()))
+    return e;
   p.plan();
   stats.transientBytes = static_cast<int64_t>(p.arenaBytes);
   stats.intermediateBytes = static_cast<int64_t>(p.intermediateBytes);
@@ -1436,6 +1999,9 @@ Profile CompiledModel::profile() const {
   out.runs = impl->profiledRuns;
   for (size_t i = 0; i < p.commands.size(); ++i) {
     const Command &c = p.commands[i];
+    if (c.kind != Command::Dispatch && c.kind != Command::Fill && c.kind != Command::Copy &&
+        c.kind != Command::CopyWhole)
+      continue; // host scalars and loop structure move no data
     CommandProfile cp;
     cp.kind = c.kind == Command::Dispatch ? CommandProfile::Dispatch
               : c.kind == Command::Fill   ? CommandProfile::Fill

@@ -155,6 +155,9 @@ private:
   std::unique_ptr<uint8_t[]> storage;
   uint8_t *arena = nullptr;
   std::vector<void *> pointers, arguments;
+  /// Scalar registers of the host program (loop counters, conditions).
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
 };
 
 /// A model compiled for this host. Load and compile once, run many times.

@@ -5,12 +5,27 @@
 // active elements into a tensor<i32>, read with tensor.extract; an element
 // stops at 1 or after 1000 steps. Full size: 1024 start values.
 //
-// jitrun's host program cannot run scf.while yet ("'scf.while' is not
-// supported by jitrun's host program yet"), so for now this test pins the
-// structure with jit-opt; the run lines come with host-program support. The
-// model was checked with upstream mlir-opt (one-shot-bufferize, loops, LLVM)
-// and mlir-runner: --input=4xf32=27,7,1,97 gives 111 16 0 118 steps.
+// The host program runs the scf.while: the condition's reduction is a
+// dispatch, tensor.extract and arith.cmpi are host scalars, the carried
+// values live in buffers of their own. The model was checked with upstream
+// mlir-opt (one-shot-bufferize, loops, LLVM) and mlir-runner:
+// --input=4xf32=27,7,1,97 gives 111 16 0 118 steps, which jitrun must give
+// too; random inputs match the reference path at 1 and 2 threads in every
+// fusion mode, and the statistics pin the structure.
 //
+// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32=27,7,1,97 | FileCheck %s --check-prefix=STEPS
+// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32=27,7,1,97 --fusion=aggressive --threads=2 | FileCheck %s --check-prefix=STEPS
+// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32 --reference --output=@%t.ref.npy
+// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32 --threads=1 --expected_output=@%t.ref.npy | FileCheck %s --check-prefix=MATCH
+// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32 --threads=2 --fusion=aggressive --expected_output=@%t.ref.npy | FileCheck %s --check-prefix=MATCH
+// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32 --threads=2 --fusion=none --expected_output=@%t.ref.npy | FileCheck %s --check-prefix=MATCH
+// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32 --dump-statistics=json | FileCheck %s --check-prefix=STATS
+// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32 --fusion=aggressive --dump-statistics=json | FileCheck %s --check-prefix=AGGR
+// STEPS: result[0]: 4xi32=111 16 0 118
+// MATCH: result[0]: matches the expected output
+// STATS: "function": "main", "fusion": "default", "generic_before": 4, "generic_after": 4, "root_ops": 1, "dispatch_regions": 4, "dispatches": 4, "executables": 4, "fills": 1, "copies": 4,
+// STATS-SAME: "scalar_kernels": 0,
+// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 4, "generic_after": 4, "root_ops": 1, "dispatch_regions": 4, "dispatches": 4, "executables": 4, "fills": 1, "copies": 4,
 // RUN: %jit-opt %zoo/collatz.mlirbc | FileCheck %s
 // RUN: %jit-opt %zoo/collatz.mlirbc | grep -c linalg.generic | FileCheck %s --check-prefix=GENERICS
 // RUN: %jit-opt %zoo/collatz.mlirbc --jitrun-import-pipeline | FileCheck %s --check-prefix=IMPORT
