@@ -39,3 +39,9 @@ bench: configure
 .PHONY: fusion-table
 fusion-table: build
 	python3 scripts/fusion_table.py
+
+# `make zoo-bench`: every zoo model at full size: dispatches, roots, compile
+# time, latency at 1 and 2 threads (a benchmark; RUNS=N runs per figure).
+.PHONY: zoo-bench
+zoo-bench: build
+	python3 scripts/zoo_full.py
