@@ -45,3 +45,67 @@ fusion-table: build
 .PHONY: zoo-bench
 zoo-bench: build
 	python3 scripts/zoo_full.py
+
+# Sanitizers and fuzzing (issue 6). `make test-sanitize`: ASan+UBSan build
+# (build-asan, clang 22, with the libFuzzer target) and its ctest suite, the
+# fuzzer for FUZZ_SECONDS, then a TSan build (build-tsan) and its suite.
+# `make fuzz FUZZ_SECONDS=N`: the fuzzer alone. See README.md.
+ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+FUZZ_SECONDS ?= 60
+FUZZ_DIR ?= $(ASAN_BUILD)/fuzz-run
+SAN_CMAKE = -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	-DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 $(CMAKE_FLAGS)
+SUPP := $(CURDIR)/scripts
+# Sanitized processes stop at the first report with a stack; the ctest suites
+# run `jitrun` as a subprocess, which inherits these.
+SAN_ENV = ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1 \
+	LSAN_OPTIONS=suppressions=$(SUPP)/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:report_error_type=1 \
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:history_size=4:suppressions=$(SUPP)/tsan.supp
+# Seeds: the zoo the build generates, the shared real-model corpus when
+# present, and the small IR files of the CLI and fusion tests.
+FUZZ_SEEDS = $(wildcard $(ASAN_BUILD)/zoo/*.mlirbc ../shared/corpus/*.mlir \
+	tests/cli/*.mlir tests/fusion/*.mlir)
+
+.PHONY: setup-sanitize test-sanitize test-asan test-tsan fuzz fuzz-build fuzz-regressions
+setup-sanitize:
+	@bash scripts/setup.sh sanitize
+
+$(ASAN_BUILD)/build.ninja: | setup-sanitize
+	cmake -S . -B $(ASAN_BUILD) $(SAN_CMAKE) -DJITRUN_SANITIZE=address -DJITRUN_FUZZ=ON
+$(TSAN_BUILD)/build.ninja: | setup-sanitize
+	cmake -S . -B $(TSAN_BUILD) $(SAN_CMAKE) -DJITRUN_SANITIZE=thread
+
+test-asan: setup-sanitize $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && env $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
+
+test-tsan: setup-sanitize $(TSAN_BUILD)/build.ninja
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+	cd $(TSAN_BUILD) && env $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
+
+fuzz-build: setup-sanitize $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) --target jitrun-fuzz-compile jitrun_zoo -j $(JOBS)
+
+# Every input that ever crashed the fuzzer, run once each.
+fuzz-regressions: fuzz-build
+	env $(SAN_ENV) $(ASAN_BUILD)/tests/fuzz/jitrun-fuzz-compile -runs=0 tests/fuzz/regressions
+
+# The fuzzer works on a scratch copy of the seeds; crash files land in
+# $(FUZZ_DIR)/artifacts/. The last lines print the number of executions.
+fuzz: fuzz-regressions
+	rm -rf $(FUZZ_DIR) && mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
+	cp $(FUZZ_SEEDS) $(FUZZ_DIR)/corpus/
+	{ env $(SAN_ENV) $(ASAN_BUILD)/tests/fuzz/jitrun-fuzz-compile \
+	    -max_total_time=$(FUZZ_SECONDS) -timeout=120 -rss_limit_mb=6144 \
+	    -dict=tests/fuzz/mlir.dict -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus; \
+	  echo $$? > $(FUZZ_DIR)/status; } 2>&1 | tee $(FUZZ_DIR)/fuzz.log; \
+	  status=$$(cat $(FUZZ_DIR)/status); \
+	  grep -E 'stat::number_of_executed_units|^Done [0-9]+ runs' $(FUZZ_DIR)/fuzz.log; \
+	  ls $(FUZZ_DIR)/artifacts; exit $$status
+
+# Keeps going after a failure so that one run reports all three parts.
+test-sanitize:
+	$(MAKE) -j1 -k test-asan fuzz test-tsan

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # Installs every Debian package jitrun needs to build and test; a no-op when all are present.
 # Debian allows one libmlir-NN-dev at a time: installing 22 lets apt replace an older one.
+# `setup.sh sanitize` also installs clang 22 and its sanitizer/libFuzzer runtimes
+# (make test-sanitize, make fuzz); the plain command never needs clang.
 set -euo pipefail
 PKGS=(cmake ninja-build ccache g++ python3 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
       libdnnl-dev libxtensor-dev libxsimd-dev xtl-dev catch2 graphviz)
+case "${1:-}" in
+  "") ;;
+  sanitize) PKGS+=(clang-22 libclang-rt-22-dev) ;;
+  *) echo "usage: setup.sh [sanitize]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

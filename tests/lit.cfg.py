@@ -7,7 +7,7 @@ config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.jitrun_obj_root, "tests")
-config.excludes = ["Inputs", "unit", "e2e", "api", "package", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
+config.excludes = ["Inputs", "unit", "e2e", "api", "package", "fuzz", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
 
 tools = os.path.join(config.jitrun_obj_root, "tools")
 config.substitutions.append(("%jitrun", os.path.join(tools, "jitrun")))
