@@ -63,6 +63,19 @@ def DecomposeHostOpsPass : Pass<"jitrun-fusion-decompose-host-ops", "func::FuncO
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
 }
 
+def ConvolutionLayoutsPass : Pass<"jitrun-fusion-convolution-layouts", "func::FuncOp"> {
+  let summary = "Rewrite TOSA's convolution layouts to the ones codegen vectorizes";
+  let description = [{
+    TOSA lowers to linalg.conv_2d_nhwc_fhwc(_q) and
+    linalg.depthwise_conv_2d_nhwc_hwcm(_q), which the 1-D decomposition and
+    the vectorizer do not handle, so they compiled to scalar loops. The
+    filter of an FHWC convolution is transposed to HWCF (folded at compile
+    time when it is a constant), and a depthwise convolution with channel
+    multiplier 1 becomes depthwise_conv_2d_nhwc_hwc(_q) between reshapes.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
+}
+
 def FormDispatchesPass : Pass<"jitrun-fusion-form-dispatches", "ModuleOp"> {
   let summary = "Group ops into dispatch regions and outline each as a kernel function";
   let description = [{

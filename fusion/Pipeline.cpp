@@ -31,6 +31,8 @@ void buildImportPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   // 3. Padding and concatenation as fills and slice copies.
   pm.addNestedPass<func::FuncOp>(createDecomposeHostOpsPass());
+  // 4. TOSA's FHWC and HWCM convolutions in the layouts codegen vectorizes.
+  pm.addNestedPass<func::FuncOp>(createConvolutionLayoutsPass());
   pm.addPass(createCanonicalizerPass());
 }
 

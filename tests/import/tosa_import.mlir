@@ -60,15 +60,17 @@ func.func @matmul_bias_relu6(%a: tensor<1x2x3xf32>, %b: tensor<1x3x4xf32>) -> te
 // -----
 
 // The conv's bias becomes a broadcast generic that initializes the conv's
-// accumulator; TOSA's OHWI weights give the FHWC named conv.
+// accumulator; TOSA's OHWI weights give the FHWC named conv, whose filter is
+// transposed to HWCF (jitrun-fusion-convolution-layouts) for codegen.
 // CHECK-LABEL: func.func @conv_relu(
 // CHECK-SAME:    %[[X:[^:]+]]: tensor<1x4x4x2xf32>
 // CHECK-DAG:     %[[W:.+]] = arith.constant dense<1.000000e+00> : tensor<3x3x3x2xf32>
 // CHECK-DAG:     %[[B:.+]] = arith.constant dense<[-1.000000e+01, 0.000000e+00, 1.000000e+01]> : tensor<3xf32>
 // CHECK:         %[[INIT:.+]] = linalg.generic
 // CHECK-SAME:      ins(%[[B]] : tensor<3xf32>)
-// CHECK:         %[[CONV:.+]] = linalg.conv_2d_nhwc_fhwc
-// CHECK-SAME:      ins(%[[X]], %[[W]] : tensor<1x4x4x2xf32>, tensor<3x3x3x2xf32>) outs(%[[INIT]] : tensor<1x2x2x3xf32>)
+// CHECK:         %[[WT:.+]] = linalg.transpose ins(%[[W]] : tensor<3x3x3x2xf32>) outs(%{{.*}} : tensor<3x3x2x3xf32>) permutation = [1, 2, 3, 0]
+// CHECK:         %[[CONV:.+]] = linalg.conv_2d_nhwc_hwcf
+// CHECK-SAME:      ins(%[[X]], %[[WT]] : tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32>) outs(%[[INIT]] : tensor<1x2x2x3xf32>)
 // CHECK:         %[[CLAMP:.+]] = linalg.generic
 // CHECK-SAME:      ins(%[[CONV]] : tensor<1x2x2x3xf32>)
 // CHECK:           arith.minimumf

@@ -21,12 +21,10 @@
 // RUN: %jitrun %zoo/deeplab_v3.mlirbc --input=1x33x33x3xf32 --fusion=aggressive --dump-statistics=json | FileCheck %s --check-prefix=AGGR
 
 // CHECK: result[0]: matches the expected output
-// STATS: "function": "main", "fusion": "default", "generic_before": 81, "generic_after": 69, "root_ops": 44, "dispatch_regions": 89, "dispatches": 89, "executables": 64, "fills": 11, "copies": 33,
-// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 81, "generic_after": 69, "root_ops": 44, "dispatch_regions": 89, "dispatches": 89, "executables": 64, "fills": 11, "copies": 33,
-// Not all vector code yet: 13 kernels keep scalar loops: the 3x3 stem and the
-// dilated ASPP convolutions (linalg.conv_2d_nhwc_fhwc) and the depthwise
-// convolutions (linalg.depthwise_conv_2d_nhwc_hwcm), which jitrun does not
-// vectorize yet. The count is pinned so that the gap stays visible; it should
-// become "scalar_kernels": 0 once they are vectorized.
-// STATS-SAME: "vector_kernels": 51, "scalar_kernels": 13,
-// AGGR-SAME: "vector_kernels": 51, "scalar_kernels": 13,
+// STATS: "function": "main", "fusion": "default", "generic_before": 112, "generic_after": 69, "root_ops": 44, "dispatch_regions": 80, "dispatches": 80, "executables": 58, "fills": 11, "copies": 33,
+// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 112, "generic_after": 69, "root_ops": 44, "dispatch_regions": 80, "dispatches": 80, "executables": 58, "fills": 11, "copies": 33,
+// All vector code: the FHWC convolutions get HWCF filters and the HWCM
+// depthwise convolutions become HWC (jitrun-fusion-convolution-layouts), so
+// the statistics pin "scalar_kernels": 0.
+// STATS-SAME: "vector_kernels": 58, "scalar_kernels": 0,
+// AGGR-SAME: "vector_kernels": 58, "scalar_kernels": 0,

@@ -19,11 +19,10 @@
 // RUN: %jitrun %zoo/edge_detection.mlirbc --input=1x64x64x1xf32 --fusion=aggressive --dump-statistics=json | FileCheck %s --check-prefix=AGGR
 
 // CHECK: result[0]: matches the expected output
-// STATS: "function": "main", "fusion": "default", "generic_before": 4, "generic_after": 3, "root_ops": 2, "dispatch_regions": 3, "dispatches": 3, "executables": 3, "fills": 1, "copies": 1,
-// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 4, "generic_after": 3, "root_ops": 2, "dispatch_regions": 3, "dispatches": 3, "executables": 3, "fills": 1, "copies": 1,
-// Not all vector code yet: 1 kernels keep scalar loops: the 3x3 Sobel
-// convolution (linalg.conv_2d_nhwc_fhwc with one input channel), which jitrun
-// does not vectorize yet. The count is pinned so that the gap stays visible; it
-// should become "scalar_kernels": 0 once they are vectorized.
-// STATS-SAME: "vector_kernels": 2, "scalar_kernels": 1,
-// AGGR-SAME: "vector_kernels": 2, "scalar_kernels": 1,
+// STATS: "function": "main", "fusion": "default", "generic_before": 5, "generic_after": 3, "root_ops": 2, "dispatch_regions": 3, "dispatches": 3, "executables": 3, "fills": 1, "copies": 1,
+// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 5, "generic_after": 3, "root_ops": 2, "dispatch_regions": 3, "dispatches": 3, "executables": 3, "fills": 1, "copies": 1,
+// All vector code: the FHWC convolutions get HWCF filters and the HWCM
+// depthwise convolutions become HWC (jitrun-fusion-convolution-layouts), so
+// the statistics pin "scalar_kernels": 0.
+// STATS-SAME: "vector_kernels": 3, "scalar_kernels": 0,
+// AGGR-SAME: "vector_kernels": 3, "scalar_kernels": 0,

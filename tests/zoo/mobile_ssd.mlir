@@ -22,12 +22,10 @@
 
 // CHECK: result[0]: matches the expected output
 // CHECK: result[1]: matches the expected output
-// STATS: "function": "main", "fusion": "default", "generic_before": 49, "generic_after": 40, "root_ops": 27, "dispatch_regions": 55, "dispatches": 55, "executables": 51, "fills": 10, "copies": 21,
-// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 49, "generic_after": 40, "root_ops": 27, "dispatch_regions": 55, "dispatches": 55, "executables": 51, "fills": 10, "copies": 21,
-// Not all vector code yet: 11 kernels keep scalar loops: the 3x3 convolutions
-// (linalg.conv_2d_nhwc_fhwc) and the depthwise convolutions
-// (linalg.depthwise_conv_2d_nhwc_hwcm), which jitrun does not vectorize yet.
-// The count is pinned so that the gap stays visible; it should become
-// "scalar_kernels": 0 once they are vectorized.
-// STATS-SAME: "vector_kernels": 40, "scalar_kernels": 11,
-// AGGR-SAME: "vector_kernels": 40, "scalar_kernels": 11,
+// STATS: "function": "main", "fusion": "default", "generic_before": 67, "generic_after": 40, "root_ops": 27, "dispatch_regions": 50, "dispatches": 50, "executables": 46, "fills": 10, "copies": 21,
+// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 67, "generic_after": 40, "root_ops": 27, "dispatch_regions": 50, "dispatches": 50, "executables": 46, "fills": 10, "copies": 21,
+// All vector code: the FHWC convolutions get HWCF filters and the HWCM
+// depthwise convolutions become HWC (jitrun-fusion-convolution-layouts), so
+// the statistics pin "scalar_kernels": 0.
+// STATS-SAME: "vector_kernels": 46, "scalar_kernels": 0,
+// AGGR-SAME: "vector_kernels": 46, "scalar_kernels": 0,

@@ -22,12 +22,10 @@
 // RUN: %jitrun %zoo/mobilenet_v2.mlirbc --input=1x32x32x3xf32 --fusion=aggressive --dump-statistics=json | FileCheck %s --check-prefix=AGGR
 
 // CHECK: result[0]: matches the expected output
-// STATS: "function": "main", "fusion": "default", "generic_before": 72, "generic_after": 58, "root_ops": 41, "dispatch_regions": 80, "dispatches": 80, "executables": 61, "fills": 11, "copies": 17,
-// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 72, "generic_after": 58, "root_ops": 41, "dispatch_regions": 80, "dispatches": 80, "executables": 61, "fills": 11, "copies": 17,
-// Not all vector code yet: 11 kernels keep scalar loops: the 3x3 stem
-// (linalg.conv_2d_nhwc_fhwc) and the 3x3 depthwise convolutions
-// (linalg.depthwise_conv_2d_nhwc_hwcm, as tosa.depthwise_conv2d lowers), which
-// jitrun does not vectorize yet. The count is pinned so that the gap stays
-// visible; it should become "scalar_kernels": 0 once they are vectorized.
-// STATS-SAME: "vector_kernels": 50, "scalar_kernels": 11,
-// AGGR-SAME: "vector_kernels": 50, "scalar_kernels": 11,
+// STATS: "function": "main", "fusion": "default", "generic_before": 97, "generic_after": 58, "root_ops": 41, "dispatch_regions": 72, "dispatches": 72, "executables": 55, "fills": 11, "copies": 17,
+// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 97, "generic_after": 58, "root_ops": 41, "dispatch_regions": 72, "dispatches": 72, "executables": 55, "fills": 11, "copies": 17,
+// All vector code: the FHWC convolutions get HWCF filters and the HWCM
+// depthwise convolutions become HWC (jitrun-fusion-convolution-layouts), so
+// the statistics pin "scalar_kernels": 0.
+// STATS-SAME: "vector_kernels": 55, "scalar_kernels": 0,
+// AGGR-SAME: "vector_kernels": 55, "scalar_kernels": 0,

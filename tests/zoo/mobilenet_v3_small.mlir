@@ -21,12 +21,10 @@
 // RUN: %jitrun %zoo/mobilenet_v3_small.mlirbc --input=1x32x32x3xf32 --fusion=aggressive --dump-statistics=json | FileCheck %s --check-prefix=AGGR
 
 // CHECK: result[0]: matches the expected output
-// STATS: "function": "main", "fusion": "default", "generic_before": 137, "generic_after": 74, "root_ops": 50, "dispatch_regions": 95, "dispatches": 95, "executables": 88, "fills": 9, "copies": 9,
-// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 137, "generic_after": 74, "root_ops": 50, "dispatch_regions": 95, "dispatches": 95, "executables": 88, "fills": 9, "copies": 9,
-// Not all vector code yet: 9 kernels keep scalar loops: the 3x3 stem
-// (linalg.conv_2d_nhwc_fhwc) and the depthwise convolutions
-// (linalg.depthwise_conv_2d_nhwc_hwcm), which jitrun does not vectorize yet.
-// The count is pinned so that the gap stays visible; it should become
-// "scalar_kernels": 0 once they are vectorized.
-// STATS-SAME: "vector_kernels": 79, "scalar_kernels": 9,
-// AGGR-SAME: "vector_kernels": 79, "scalar_kernels": 9,
+// STATS: "function": "main", "fusion": "default", "generic_before": 168, "generic_after": 74, "root_ops": 50, "dispatch_regions": 91, "dispatches": 91, "executables": 84, "fills": 9, "copies": 9,
+// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 168, "generic_after": 74, "root_ops": 50, "dispatch_regions": 91, "dispatches": 91, "executables": 84, "fills": 9, "copies": 9,
+// All vector code: the FHWC convolutions get HWCF filters and the HWCM
+// depthwise convolutions become HWC (jitrun-fusion-convolution-layouts), so
+// the statistics pin "scalar_kernels": 0.
+// STATS-SAME: "vector_kernels": 84, "scalar_kernels": 0,
+// AGGR-SAME: "vector_kernels": 84, "scalar_kernels": 0,

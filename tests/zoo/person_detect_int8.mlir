@@ -23,12 +23,12 @@
 // RUN: %jitrun %zoo/person_detect_int8.mlirbc --input=1x32x32x1xi8 --fusion=aggressive --dump-statistics=json | FileCheck %s --check-prefix=AGGR
 
 // CHECK: result[0]: matches the expected output
-// STATS: "function": "main", "fusion": "default", "generic_before": 41, "generic_after": 32, "root_ops": 21, "dispatch_regions": 48, "dispatches": 48, "executables": 44, "fills": 10, "copies": 10,
-// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 41, "generic_after": 32, "root_ops": 21, "dispatch_regions": 48, "dispatches": 48, "executables": 44, "fills": 10, "copies": 10,
+// STATS: "function": "main", "fusion": "default", "generic_before": 52, "generic_after": 32, "root_ops": 21, "dispatch_regions": 43, "dispatches": 43, "executables": 39, "fills": 10, "copies": 10,
+// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 52, "generic_after": 32, "root_ops": 21, "dispatch_regions": 43, "dispatches": 43, "executables": 39, "fills": 10, "copies": 10,
 // Not all vector code yet: 20 kernels keep scalar loops: every quantized
-// convolution (linalg.conv_2d_nhwc_fhwc_q, 1x1 ones included, and
-// linalg.depthwise_conv_2d_nhwc_hwcm_q), which jitrun does not vectorize yet.
-// The count is pinned so that the gap stays visible; it should become
-// "scalar_kernels": 0 once they are vectorized.
-// STATS-SAME: "vector_kernels": 24, "scalar_kernels": 20,
-// AGGR-SAME: "vector_kernels": 24, "scalar_kernels": 20,
+// convolution. Their layouts are now HWCF and HWC (conv_2d_nhwc_hwcf_q,
+// depthwise_conv_2d_nhwc_hwc_q), but codegen's 1-D decomposition and the
+// vectorizer do not take the _q forms yet; the statistics pin the 20 so the
+// gap stays visible.
+// STATS-SAME: "vector_kernels": 19, "scalar_kernels": 20,
+// AGGR-SAME: "vector_kernels": 19, "scalar_kernels": 20,

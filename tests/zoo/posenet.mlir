@@ -23,12 +23,10 @@
 // CHECK: result[1]: matches the expected output
 // CHECK: result[2]: matches the expected output
 // CHECK: result[3]: matches the expected output
-// STATS: "function": "main", "fusion": "default", "generic_before": 42, "generic_after": 33, "root_ops": 23, "dispatch_regions": 46, "dispatches": 46, "executables": 40, "fills": 7, "copies": 16,
-// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 42, "generic_after": 33, "root_ops": 23, "dispatch_regions": 46, "dispatches": 46, "executables": 40, "fills": 7, "copies": 16,
-// Not all vector code yet: 10 kernels keep scalar loops: the 3x3 stem
-// (linalg.conv_2d_nhwc_fhwc) and the depthwise convolutions
-// (linalg.depthwise_conv_2d_nhwc_hwcm), which jitrun does not vectorize yet.
-// The count is pinned so that the gap stays visible; it should become
-// "scalar_kernels": 0 once they are vectorized.
-// STATS-SAME: "vector_kernels": 30, "scalar_kernels": 10,
-// AGGR-SAME: "vector_kernels": 30, "scalar_kernels": 10,
+// STATS: "function": "main", "fusion": "default", "generic_before": 56, "generic_after": 33, "root_ops": 23, "dispatch_regions": 41, "dispatches": 41, "executables": 35, "fills": 7, "copies": 16,
+// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 56, "generic_after": 33, "root_ops": 23, "dispatch_regions": 41, "dispatches": 41, "executables": 35, "fills": 7, "copies": 16,
+// All vector code: the FHWC convolutions get HWCF filters and the HWCM
+// depthwise convolutions become HWC (jitrun-fusion-convolution-layouts), so
+// the statistics pin "scalar_kernels": 0.
+// STATS-SAME: "vector_kernels": 35, "scalar_kernels": 0,
+// AGGR-SAME: "vector_kernels": 35, "scalar_kernels": 0,
