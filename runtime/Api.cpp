@@ -11,6 +11,7 @@
 
 #include "runtime/Model.h"
 
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -85,8 +86,19 @@ template <typename Fn> jitrun_status_t guarded(Fn &&body) {
   }
 }
 
-bool validType(jitrun_element_type_t t) {
-  return static_cast<int>(t) >= JITRUN_F32 && static_cast<int>(t) <= JITRUN_U8;
+/// The element type a C caller passed, read as an int without loading it as
+/// the enum: C may pass any int, and loading one outside the enumerators as
+/// the C++ enum is undefined (UBSan's invalid-enum-load in build-asan).
+int rawType(const jitrun_element_type_t &t) {
+  static_assert(sizeof(t) == sizeof(int), "jitrun_element_type_t is an int");
+  int v;
+  std::memcpy(&v, &t, sizeof v);
+  return v;
+}
+
+bool validType(const jitrun_element_type_t &t) {
+  int v = rawType(t);
+  return v >= JITRUN_F32 && v <= JITRUN_U8;
 }
 
 /// A view of a caller's tensor after checking that it describes itself
@@ -96,7 +108,7 @@ llvm::Expected<HostTensor> viewOf(const jitrun_tensor_t &t, const std::string &w
     return jitrun::makeError(ErrorCode::InvalidArgument, "jitrun: error: " + what + ": " + why);
   };
   if (!validType(t.type))
-    return bad("element type " + std::to_string(static_cast<int>(t.type)) +
+    return bad("element type " + std::to_string(rawType(t.type)) +
                " is not a jitrun_element_type_t");
   if (t.rank > 0 && !t.shape)
     return bad("rank " + std::to_string(t.rank) + " with a null shape");
@@ -204,12 +216,12 @@ void jitrun_status_free(jitrun_status_t status) {
 }
 
 size_t jitrun_element_size(jitrun_element_type_t type) {
-  return validType(type) ? jitrun::elementSize(static_cast<jitrun::ElementType>(type)) : 0;
+  return validType(type) ? jitrun::elementSize(static_cast<jitrun::ElementType>(rawType(type))) : 0;
 }
 
 const char *jitrun_element_type_name(jitrun_element_type_t type) {
   // elementTypeName returns literals, so the StringRef's data is terminated.
-  return validType(type) ? jitrun::elementTypeName(static_cast<jitrun::ElementType>(type)).data()
+  return validType(type) ? jitrun::elementTypeName(static_cast<jitrun::ElementType>(rawType(type))).data()
                          : "?";
 }
 
