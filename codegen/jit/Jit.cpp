@@ -129,7 +129,17 @@ Expected<std::string> KernelJit::compileToObject(mlir::ModuleOp module,
                                                  ArrayRef<std::string> kernels,
                                                  bool forceAvx2) {
   LLVMContext ctx;
-  std::unique_ptr<Module> m = mlir::translateModuleToLLVMIR(module, ctx);
+  std::unique_ptr<Module> m;
+  {
+    // Kernels compile on several threads, each with its own MLIRContext and
+    // LLVMContext, yet ThreadSanitizer saw translations on two threads race
+    // on memory inside libMLIR (state shared beyond the contexts). The
+    // translation is serialized; LLVM's optimization and code generation
+    // below, which take most of the time, still run in parallel.
+    static std::mutex translateMutex;
+    std::lock_guard<std::mutex> lock(translateMutex);
+    m = mlir::translateModuleToLLVMIR(module, ctx);
+  }
   if (!m)
     return makeError("failed to translate a kernel module to LLVM IR");
   for (const std::string &k : kernels)
