@@ -12,6 +12,9 @@
 #include "fusion/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "jitrun-fusion-convolution-layouts"
@@ -36,6 +39,94 @@ template <typename ConvOp> struct FilterToHwcf : public OpRewritePattern<ConvOp>
   }
 };
 
+/// The i8 values of a constant (dense or dense_resource) tensor, row-major.
+static std::optional<std::vector<int8_t>> constantI8(Value v) {
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!cst || !type || !type.hasStaticShape() || !type.getElementType().isInteger(8))
+    return std::nullopt;
+  std::vector<int8_t> out;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(cst.getValue())) {
+    for (const APInt &x : dense.getValues<APInt>())
+      out.push_back(static_cast<int8_t>(x.getSExtValue()));
+    return out;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != static_cast<size_t>(type.getNumElements()))
+      return std::nullopt;
+    for (char c : blob->getData())
+      out.push_back(static_cast<int8_t>(c));
+    return out;
+  }
+  return std::nullopt;
+}
+
+/// A quantized convolution whose filter is a constant and whose zero points
+/// are constants, the filter's 0 (TFLite's symmetric int8 weights):
+///   sum (x - zx) w = sum x w - zx sum w,
+/// so it is the plain convolution (which codegen decomposes and vectorizes)
+/// plus -zx * sum w, one constant per output channel computed here from the
+/// weights. Exact in i32: padding holds zx, which the
+/// correction cancels as the quantized form does.
+/// FHWC: sum w over (kh, kw, c) per f; HWCM depthwise: over (kh, kw) per
+/// (c, m).
+template <typename QOp, typename PlainOp>
+struct QuantizedConvToPlain : public OpRewritePattern<QOp> {
+  QuantizedConvToPlain(MLIRContext *ctx) : OpRewritePattern<QOp>(ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(QOp op, PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    Value x = op.getInputs()[0], w = op.getInputs()[1];
+    std::optional<int64_t> zx = getConstantIntValue(op.getInputs()[2]);
+    std::optional<int64_t> zw = getConstantIntValue(op.getInputs()[3]);
+    std::optional<std::vector<int8_t>> weights = constantI8(w);
+    auto outType = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+    if (!zx || !zw || *zw != 0 || !weights || !outType || !outType.getElementType().isInteger(32))
+      return rewriter.notifyMatchFailure(op, "needs constant i8 weights, constant zero "
+                                             "points (the weights' 0) and an i32 result");
+    ArrayRef<int64_t> ws = cast<RankedTensorType>(w.getType()).getShape();
+    constexpr bool depthwise = std::is_same_v<QOp, linalg::DepthwiseConv2DNhwcHwcmQOp>;
+    // The correction's shape and, for each filter element, its slot.
+    SmallVector<int64_t> corrShape =
+        depthwise ? SmallVector<int64_t>{ws[2], ws[3]} : SmallVector<int64_t>{ws[0]};
+    int64_t inner = depthwise ? ws[2] * ws[3] : ws[1] * ws[2] * ws[3];
+    std::vector<int32_t> corr(depthwise ? ws[2] * ws[3] : ws[0], 0);
+    for (size_t i = 0; i < weights->size(); ++i) {
+      size_t slot = depthwise ? i % inner : i / inner;
+      corr[slot] -= static_cast<int32_t>(*zx) * (*weights)[i];
+    }
+    Location loc = op.getLoc();
+    auto corrType = RankedTensorType::get(corrShape, rewriter.getI32Type());
+    Value corrValue = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(corrType, ArrayRef<int32_t>(corr)));
+    // conv(x, w, init) + corr[f] (or corr[c, m]), broadcast over n, oh, ow:
+    // an elementwise consumer, which joins the convolution's dispatch with
+    // the requantization after it.
+    unsigned rank = outType.getRank();
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap bcast = depthwise
+                          ? AffineMap::get(rank, 0,
+                                           {getAffineDimExpr(3, ctx), getAffineDimExpr(4, ctx)}, ctx)
+                          : AffineMap::get(rank, 0, {getAffineDimExpr(3, ctx)}, ctx);
+    auto plain = PlainOp::create(rewriter, loc, TypeRange{outType}, ValueRange{x, w},
+                                 ValueRange{op.getOutputs()[0]}, op.getStrides(),
+                                 op.getDilations());
+    Value empty = tensor::EmptyOp::create(rewriter, loc, outType.getShape(), rewriter.getI32Type());
+    auto corrected = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{outType}, ValueRange{plain->getResult(0), corrValue},
+        ValueRange{empty}, ArrayRef<AffineMap>{id, bcast, id},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [](OpBuilder &b, Location l, ValueRange args) {
+          Value sum = arith::AddIOp::create(b, l, args[0], args[1]);
+          linalg::YieldOp::create(b, l, sum);
+        });
+    rewriter.replaceOp(op, corrected->getResults());
+    return success();
+  }
+};
+
 struct ConvolutionLayoutsPass final
     : public impl::ConvolutionLayoutsPassBase<ConvolutionLayoutsPass> {
   using Base::Base;
@@ -43,6 +134,9 @@ struct ConvolutionLayoutsPass final
     RewritePatternSet patterns(&getContext());
     patterns.add<FilterToHwcf<linalg::Conv2DNhwcFhwcOp>,
                  FilterToHwcf<linalg::Conv2DNhwcFhwcQOp>>(&getContext());
+    patterns.add<QuantizedConvToPlain<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcFhwcOp>,
+                 QuantizedConvToPlain<linalg::DepthwiseConv2DNhwcHwcmQOp,
+                                      linalg::DepthwiseConv2DNhwcHwcmOp>>(&getContext());
     linalg::populateSimplifyDepthwiseConvPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

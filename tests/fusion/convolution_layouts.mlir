@@ -60,3 +60,39 @@ func.func @hwcm_multiplier_2(%x: tensor<1x9x9x8xf32>, %w: tensor<3x3x8x2xf32>, %
       ins(%x, %w : tensor<1x9x9x8xf32>, tensor<3x3x8x2xf32>) outs(%init : tensor<1x7x7x8x2xf32>) -> tensor<1x7x7x8x2xf32>
   return %r : tensor<1x7x7x8x2xf32>
 }
+
+// -----
+
+// A quantized FHWC convolution with constant weights and zero points (the
+// weights' 0): the plain convolution plus -zx * sum(w) per output channel,
+// computed here: zx = -128, filter 0 sums to 1+2+3+4 = 10 and filter 1 to
+// -1-1-1-1 = -4, so the correction is [1280, -512].
+// CHECK-LABEL: func.func @fhwc_q_constant(
+// CHECK-DAG:     %[[CORR:.+]] = arith.constant dense<[1280, -512]> : tensor<2xi32>
+// CHECK:         %[[CONV:.+]] = linalg.conv_2d_nhwc_hwcf {{.*}}ins(%{{.*}}, %{{.*}} : tensor<1x3x3x2xi8>, tensor<2x2x2x2xi8>)
+// CHECK:         %[[R:.+]] = linalg.generic {{.*}}ins(%[[CONV]], %[[CORR]] : tensor<1x2x2x2xi32>, tensor<2xi32>)
+// CHECK:           arith.addi
+// CHECK:         return %[[R]]
+// CHECK-NOT:     _q
+func.func @fhwc_q_constant(%x: tensor<1x3x3x2xi8>, %init: tensor<1x2x2x2xi32>) -> tensor<1x2x2x2xi32> {
+  %w = arith.constant dense<[[[[1, 0], [2, 0]], [[3, 0], [4, 0]]], [[[-1, 0], [-1, 0]], [[-1, 0], [-1, 0]]]]> : tensor<2x2x2x2xi8>
+  %zx = arith.constant -128 : i32
+  %zw = arith.constant 0 : i32
+  %r = linalg.conv_2d_nhwc_fhwc_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w, %zx, %zw : tensor<1x3x3x2xi8>, tensor<2x2x2x2xi8>, i32, i32) outs(%init : tensor<1x2x2x2xi32>) -> tensor<1x2x2x2xi32>
+  return %r : tensor<1x2x2x2xi32>
+}
+
+// -----
+
+// A nonzero weight zero point needs a window sum of the input: left quantized.
+// CHECK-LABEL: func.func @fhwc_q_weight_zero_point(
+// CHECK:         linalg.conv_2d_nhwc_hwcf_q
+func.func @fhwc_q_weight_zero_point(%x: tensor<1x3x3x2xi8>, %init: tensor<1x2x2x2xi32>) -> tensor<1x2x2x2xi32> {
+  %w = arith.constant dense<1> : tensor<2x2x2x2xi8>
+  %zx = arith.constant -128 : i32
+  %zw = arith.constant 3 : i32
+  %r = linalg.conv_2d_nhwc_fhwc_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w, %zx, %zw : tensor<1x3x3x2xi8>, tensor<2x2x2x2xi8>, i32, i32) outs(%init : tensor<1x2x2x2xi32>) -> tensor<1x2x2x2xi32>
+  return %r : tensor<1x2x2x2xi32>
+}
