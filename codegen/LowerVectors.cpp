@@ -42,6 +42,11 @@ struct LowerVectorsPass final
       populate(patterns);
       return applyPatternsGreedily(fn, std::move(patterns));
     };
+    // 2a. With VNNI, i8 x i8 -> i32 register tiles become vpdpbusd.
+    if (vnni && failed(apply([&](RewritePatternSet &p) {
+          populateVnniContractionPatterns(p, /*vectorBits=*/512);
+        })))
+      return signalPassFailure();
     // 2. Contractions to outer products and FMAs; reductions and masks.
     if (failed(apply([&](RewritePatternSet &p) {
           vector::populateVectorContractLoweringPatterns(

@@ -12,12 +12,14 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -38,6 +40,8 @@ struct CodegenOptions {
   unsigned tileScale = 1;
   /// Workgroups to aim for on large ops.
   unsigned targetWorkgroups = 32;
+  /// AVX-512 VNNI: i8 x i8 -> i32 contractions become vpdpbusd.
+  bool vnni = false;
 };
 
 /// Attribute names the codegen passes leave on kernel functions.
@@ -66,6 +70,11 @@ namespace math = mlir::math;
 
 /// Steps 1-7: a module of dispatch functions (tensor form) to vectorized,
 /// bufferized kernels with the workgroup and stack attributes set.
+/// Patterns turning i8 x i8 -> i32 vector contractions into VNNI dot
+/// products for `vectorBits`-wide registers (VnniContraction.cpp).
+void populateVnniContractionPatterns(mlir::RewritePatternSet &patterns,
+                                     unsigned vectorBits);
+
 void buildKernelPipeline(mlir::OpPassManager &pm, const CodegenOptions &options);
 
 /// Step 8: kernels to LLVM dialect (bare-pointer calling convention).

@@ -40,6 +40,8 @@ def TileAndVectorizePass : Pass<"jitrun-codegen-tile-and-vectorize", "func::Func
            "Vector register width in bits (512 for AVX-512, 256 for AVX2)">,
     Option<"targetWorkgroups", "target-workgroups", "unsigned", /*default=*/"32",
            "Number of workgroups to aim for on large ops">,
+    Option<"vnni", "vnni", "bool", /*default=*/"false",
+           "Tile the reduction of i8 contractions by multiples of 4 (VNNI)">,
     Option<"tileScale", "tile-scale", "unsigned", /*default=*/"1",
            "Divide the cache and vector tile sizes by this (retiling under the stack limit)">,
   ];
@@ -95,10 +97,16 @@ def LowerVectorsPass : Pass<"jitrun-codegen-lower-vectors", "func::FuncOp"> {
     Keeps accumulators in registers across reduction loops (hoisting
     redundant transfers), lowers contractions to outer products (FMAs),
     transposes, masks and multi-reductions, and replaces math functions with
-    vectorizable polynomial approximations.
+    vectorizable polynomial approximations. With `vnni`, contractions of
+    sign-extended i8 operands into i32 become AVX-512 VNNI dot products
+    (vpdpbusd) instead of multiplies and adds.
   }];
+  let options = [
+    Option<"vnni", "vnni", "bool", /*default=*/"false",
+           "Lower i8 x i8 -> i32 contractions to AVX-512 VNNI vpdpbusd">,
+  ];
   let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect", "memref::MemRefDialect",
-                           "math::MathDialect", "arith::ArithDialect"];
+                           "math::MathDialect", "arith::ArithDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 #endif // JITRUN_CODEGEN_PASSES

@@ -63,7 +63,7 @@ void buildKernelPipeline(OpPassManager &pm, const CodegenOptions &options) {
   if (!options.reference)
     pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass(
         TileAndVectorizePassOptions{options.vectorBits, options.targetWorkgroups,
-                                    options.tileScale}));
+                                    options.vnni, options.tileScale}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // 3. Bufferize in place into the caller's buffers; temporaries on the stack.
@@ -75,7 +75,7 @@ void buildKernelPipeline(OpPassManager &pm, const CodegenOptions &options) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // 6. Masks folded into their ops; accumulators in registers; FMAs.
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
-  pm.addNestedPass<func::FuncOp>(createLowerVectorsPass());
+  pm.addNestedPass<func::FuncOp>(createLowerVectorsPass(LowerVectorsPassOptions{options.vnni}));
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createCanonicalizerPass());
@@ -114,12 +114,25 @@ void buildCodegenPipeline(OpPassManager &pm, const CodegenOptions &options) {
   buildLowerToLLVMPipeline(pm);
 }
 
+namespace {
+/// Command-line options of the registered jitrun-codegen-pipeline.
+struct CodegenPipelineOptions : public PassPipelineOptions<CodegenPipelineOptions> {
+  Option<bool> vnni{*this, "vnni",
+                    llvm::cl::desc("Lower i8 x i8 -> i32 contractions to AVX-512 VNNI"),
+                    llvm::cl::init(false)};
+};
+} // namespace
+
 void registerCodegenPasses() {
   registerJitrunCodegenPasses();
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<CodegenPipelineOptions>(
       "jitrun-codegen-pipeline",
       "Lower dispatch functions to LLVM dialect (AVX-512 tile sizes)",
-      [](OpPassManager &pm) { buildCodegenPipeline(pm, CodegenOptions{}); });
+      [](OpPassManager &pm, const CodegenPipelineOptions &opts) {
+        CodegenOptions options;
+        options.vnni = opts.vnni;
+        buildCodegenPipeline(pm, options);
+      });
 }
 
 void registerJitrunDialects(DialectRegistry &registry) {

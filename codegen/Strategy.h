@@ -21,6 +21,8 @@ struct TileSizeOptions {
   unsigned targetWorkgroups = 32;
   /// Cache and vector tiles are divided by this (retiling under the stack limit).
   unsigned tileScale = 1;
+  /// VNNI dot products take i8 reductions four at a time.
+  bool vnni = false;
 };
 
 /// Tile sizes over the loops of a dispatch's tile root; 0 leaves a loop whole.

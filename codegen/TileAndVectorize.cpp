@@ -280,7 +280,7 @@ struct TileAndVectorizePass final
       return;
     MLIRContext *ctx = &getContext();
     IRRewriter rewriter(ctx);
-    TileSizeOptions opts{vectorBits, targetWorkgroups, tileScale};
+    TileSizeOptions opts{vectorBits, targetWorkgroups, tileScale, vnni};
 
     // 1. The op whose result is stored into the first output buffer.
     // With several outputs, the last of them in block order: it consumes
@@ -329,7 +329,9 @@ struct TileAndVectorizePass final
       if (!op.hasDynamicShape()) {
         // Static: the vectorizer takes the shapes.
       } else if (std::optional<SmallVector<int64_t>> ub = loopUpperBounds(op);
-                 ub && readsInOrder(op)) {
+                 ub && (readsInOrder(op) || linalg::isaContractionOpInterface(op))) {
+        // Contractions are vectorized as vector.contract on their operands
+        // read as they are laid out: (k, n) of a matmul is no transpose.
         vectorSizes = *ub;
       } else {
         ++numScalar;

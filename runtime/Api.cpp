@@ -398,7 +398,7 @@ jitrun_status_t jitrun_model_statistics(jitrun_model_t model, jitrun_statistics_
                              s.dispatches, s.executables, s.fills, s.copies, s.workgroups,
                              s.transientBytes, s.intermediateBytes, s.stackBytesMax,
                              s.vectorizedOps, s.scalarOps, s.cachedKernels,
-                             s.compileSeconds};
+                             s.compileSeconds, s.vnniKernels};
   return nullptr;
 }
 

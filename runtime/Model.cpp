@@ -898,6 +898,7 @@ struct KernelResult {
   std::string object;   // machine code (an object file)
   int64_t workgroups = 1, stackBytes = 0;
   bool vector = false;
+  bool vnni = false; // uses AVX-512 VNNI dot products
   std::vector<std::string> warnings;
   std::string error;    // empty on success
   bool fromCache = false;
@@ -963,6 +964,7 @@ static KernelResult compileKernelIsolated(const std::string &text, const std::st
   };
   CodegenOptions cg;
   cg.vectorBits = options.forceAvx2 ? 256 : hostCpu().vectorBits();
+  cg.vnni = !options.forceAvx2 && hostCpu().avx512 && hostCpu().vnni;
   cg.stackLimitBytes = options.stackLimitBytes;
   cg.reference = options.reference;
   const unsigned scales[] = {1, 2, 4, 8};
@@ -998,6 +1000,9 @@ static KernelResult compileKernelIsolated(const std::string &text, const std::st
   if (auto a = kernelFn->getAttrOfType<IntegerAttr>(kStackBytesAttrName))
     r.stackBytes = a.getInt();
   r.vector = isVectorCode(kernelFn);
+  kernelFn.walk([&](LLVM::CallIntrinsicOp call) {
+    r.vnni |= call.getIntrin().starts_with("llvm.x86.avx512.vpdpbusd");
+  });
   // Diagnostics named the dispatch; machine code is named after the
   // kernel's content, so that cached objects never clash in the JIT.
   kernelFn.setSymName(symbol);
@@ -1018,15 +1023,16 @@ static KernelResult compileKernelIsolated(const std::string &text, const std::st
 }
 
 /// The kernel cache: `DIR/KEY.o` (machine code) and `DIR/KEY.meta`
-/// (`workgroups stack_bytes vector` on one line). Entries are written to a
+/// (`workgroups stack_bytes vector vnni` on one line). Entries are written to a
 /// temporary name and renamed, so a reader never sees half a file.
 static bool readCacheEntry(const std::string &dir, const std::string &key, KernelResult &r) {
   auto obj = llvm::MemoryBuffer::getFile(dir + "/" + key + ".o");
   auto meta = llvm::MemoryBuffer::getFile(dir + "/" + key + ".meta");
   if (!obj || !meta)
     return false;
-  long long wg = 0, sb = 0, vec = 0;
-  if (std::sscanf((*meta)->getBuffer().str().c_str(), "%lld %lld %lld", &wg, &sb, &vec) != 3)
+  long long wg = 0, sb = 0, vec = 0, vnni = 0;
+  if (std::sscanf((*meta)->getBuffer().str().c_str(), "%lld %lld %lld %lld", &wg, &sb, &vec,
+                  &vnni) != 4)
     return false;
   // A damaged entry (truncated, overwritten) is a miss: compile again.
   auto parsed = llvm::object::ObjectFile::createObjectFile((*obj)->getMemBufferRef());
@@ -1038,6 +1044,7 @@ static bool readCacheEntry(const std::string &dir, const std::string &key, Kerne
   r.workgroups = wg;
   r.stackBytes = sb;
   r.vector = vec != 0;
+  r.vnni = vnni != 0;
   r.fromCache = true;
   return !r.object.empty();
 }
@@ -1060,7 +1067,8 @@ static void writeCacheEntry(const std::string &dir, const std::string &key,
   write(dir + "/" + key + ".o", r.object);
   write(dir + "/" + key + ".meta", std::to_string(r.workgroups) + " " +
                                        std::to_string(r.stackBytes) + " " +
-                                       (r.vector ? "1" : "0") + "\n");
+                                       (r.vector ? "1" : "0") + " " +
+                                       (r.vnni ? "1" : "0") + "\n");
 }
 
 int CompiledModel::Impl::registerKernel(func::FuncOp dispatch) {
@@ -1147,6 +1155,8 @@ llvm::Error CompiledModel::Impl::compileKernels() {
       ++stats.vectorizedOps;
     else
       ++stats.scalarOps;
+    if (r.vnni)
+      ++stats.vnniKernels;
     if (r.fromCache)
       ++stats.cachedKernels;
     ++stats.executables;

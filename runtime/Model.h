@@ -99,6 +99,8 @@ struct Statistics {
   /// Kernels (distinct) whose innermost code is vector code, and those left
   /// with scalar loops somewhere.
   int64_t vectorizedOps = 0, scalarOps = 0; // distinct kernels: all vector code, or with scalar loops
+  /// Kernels (distinct) whose i8 contractions run on AVX-512 VNNI (vpdpbusd).
+  int64_t vnniKernels = 0;
   double compileSeconds = 0;
   /// Kernels loaded from the --cache-dir cache instead of compiled.
   int64_t cachedKernels = 0;

@@ -20,3 +20,12 @@ config.environment["PATH"] = os.pathsep.join(
     [tools, config.llvm_tools_dir, config.environment.get("PATH", "")])
 if os.path.isdir(os.path.join(config.shared_dir, "corpus")):
     config.available_features.add("corpus")
+
+# The host's CPU flags (Linux), for tests of ISA-specific code paths.
+try:
+    with open("/proc/cpuinfo") as f:
+        flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
+except OSError:
+    flags = []
+if "avx512f" in flags and "avx512_vnni" in flags:
+    config.available_features.add("avx512vnni")

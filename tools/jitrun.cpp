@@ -113,6 +113,7 @@ static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, String
        << ", \"stack_bytes_max\": " << s.stackBytesMax
        << ", \"vector_kernels\": " << s.vectorizedOps
        << ", \"scalar_kernels\": " << s.scalarOps
+       << ", \"vnni_kernels\": " << s.vnniKernels
        << ", \"cached_kernels\": " << s.cachedKernels
        << ", \"compile_seconds\": " << format("%.3f", s.compileSeconds) << "}\n";
   } else if (kind == "csv") {
@@ -142,6 +143,7 @@ static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, String
     row("stack_bytes_max", s.stackBytesMax);
     row("vector_kernels", s.vectorizedOps);
     row("scalar_kernels", s.scalarOps);
+    row("vnni_kernels", s.vnniKernels);
     row("cached_kernels", s.cachedKernels);
     os << "  compile_seconds     " << format("%.3f", s.compileSeconds) << "\n";
   }

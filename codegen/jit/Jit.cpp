@@ -41,6 +41,8 @@ const HostCpu &hostCpu() {
       feats.push_back((f.second ? "+" : "-") + f.first().str());
       if (f.second && f.first() == "avx512f")
         c.avx512 = true;
+      if (f.second && f.first() == "avx512vnni")
+        c.vnni = true;
       if (f.second && f.first() == "avx2")
         c.avx2 = true;
     }

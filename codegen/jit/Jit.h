@@ -32,6 +32,8 @@ struct HostCpu {
   std::string features; // "+avx2,+fma,..."
   bool avx512 = false;
   bool avx2 = false;
+  /// AVX-512 VNNI (vpdpbusd).
+  bool vnni = false;
   /// Widest vector register to use, in bits (512, 256 or 128).
   unsigned vectorBits() const { return avx512 ? 512 : avx2 ? 256 : 128; }
 };

@@ -207,7 +207,7 @@ static void testTwoFunctions(jitrun_runtime_t runtime) {
   CHECK_STATUS(jitrun_model_input(matmul, 0, NULL), JITRUN_INVALID_ARGUMENT, "null");
   CHECK_OK(jitrun_model_statistics(matmul, &stats));
   CHECK(stats.root_ops == 1 && stats.dispatches == 1 && stats.executables == 1);
-  CHECK(stats.vector_kernels == 1 && stats.scalar_kernels == 0);
+  CHECK(stats.vector_kernels == 1 && stats.scalar_kernels == 0 && stats.vnni_kernels == 0);
   CHECK(stats.compile_seconds > 0);
 
   for (i = 0; i < 32; ++i) {

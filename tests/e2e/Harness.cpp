@@ -198,6 +198,15 @@ HostTensor randomTensor(const std::vector<int64_t> &shape, uint64_t seed,
   return t;
 }
 
+HostTensor randomInt8Tensor(const std::vector<int64_t> &shape, uint64_t seed) {
+  HostTensor t(ElementType::I8, shape);
+  int8_t *p = t.dataAs<int8_t>();
+  uint64_t state = seed;
+  for (int64_t i = 0, e = t.numElements(); i < e; ++i)
+    p[i] = static_cast<int8_t>(static_cast<uint8_t>(splitMix64(state) >> 56));
+  return t;
+}
+
 std::string shapeString(const std::vector<int64_t> &shape) {
   std::string s;
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -269,6 +278,8 @@ HostTensor runJitrun(const JitrunRun &run, TempDir &dir) {
   }
 
   std::string stats = readTextFile(statsPath);
+  if (run.statistics)
+    *run.statistics = stats;
   if (stats.find("\"scalar_kernels\": 0,") == std::string::npos) {
     dir.keep();
     FAIL(run.caseName << ": a kernel has scalar inner loops (statistics: "
@@ -283,12 +294,11 @@ HostTensor runJitrun(const JitrunRun &run, TempDir &dir) {
                       << cmdline << "\n  stderr:\n"
                       << pr.stdErr.substr(0, 4000));
   }
-  if (out->elementType() != ElementType::F32 ||
-      out->shape() != run.resultShape) {
+  if (out->elementType() != run.resultType || out->shape() != run.resultShape) {
     dir.keep();
     FAIL(run.caseName << ": jitrun's result is " << out->typeString()
-                      << ", expected " << shapeString(run.resultShape)
-                      << "xf32\n  command: " << cmdline);
+                      << ", expected " << shapeString(run.resultShape) << "x"
+                      << elementTypeName(run.resultType).str() << "\n  command: " << cmdline);
   }
   return std::move(*out);
 }

@@ -75,6 +75,10 @@ uint64_t hashString(const std::string &s);
 HostTensor randomTensor(const std::vector<int64_t> &shape, uint64_t seed,
                         float lo = -1.0f, float hi = 1.0f);
 
+/// An i8 tensor of `shape` with values uniform over all of [-128, 127],
+/// from the same SplitMix64 stream.
+HostTensor randomInt8Tensor(const std::vector<int64_t> &shape, uint64_t seed);
+
 /// "tensor<2x3xf32>".
 std::string tensorType(const std::vector<int64_t> &shape);
 
@@ -89,10 +93,13 @@ struct JitrunRun {
   std::string caseName;            ///< used in folder names and messages
   std::string module;              ///< MLIR text
   std::vector<const HostTensor *> inputs;
-  std::vector<int64_t> resultShape; ///< expected f32 result shape
+  std::vector<int64_t> resultShape; ///< expected result shape
+  ElementType resultType = ElementType::F32; ///< expected result type
   int threads = 1;
   std::string fusion;              ///< "" passes no --fusion flag
   std::vector<std::string> extraFlags;
+  /// If set, receives the --dump-statistics=json line of the run.
+  std::string *statistics = nullptr;
 };
 
 /// Runs jitrun; on success returns the result read from out.npy. Fails the

@@ -113,6 +113,50 @@ HostTensor matmul(const HostTensor &a, const HostTensor &b) {
   return c;
 }
 
+HostTensor matmulS8(const HostTensor &a, const HostTensor &b) {
+  const auto &as = a.shape();
+  const auto &bs = b.shape();
+  std::vector<int64_t> cs = {as[0], bs[1]};
+  HostTensor c(ElementType::I32, cs);
+  memory::desc amd(toDims(as), dt::s8, tag::ab), bmd(toDims(bs), dt::s8, tag::ab),
+      cmd(toDims(cs), dt::s32, tag::ab);
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd), ctx().engine);
+  memory am = wrap(amd, a), bm = wrap(bmd, b), cm = wrap(cmd, c);
+  dnnl::matmul(pd).execute(ctx().stream,
+                           {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+  ctx().stream.wait();
+  return c;
+}
+
+HostTensor conv2dS8(const HostTensor &input, const HostTensor &filter, const Window2D &w) {
+  const auto &is = input.shape();
+  const auto &fs = filter.shape();
+  int64_t n = is[0], h = is[1], wd = is[2], c = is[3];
+  int64_t kh = fs[0], kw = fs[1], f = fs[3];
+  int64_t oh = outSize(h, kh, w.strideH, w.dilationH, w.padTop, w.padBottom);
+  int64_t ow = outSize(wd, kw, w.strideW, w.dilationW, w.padLeft, w.padRight);
+  HostTensor out(ElementType::I32, {n, oh, ow, f});
+  memory::dims srcDims = {n, c, h, wd}, wDims = {f, c, kh, kw}, dstDims = {n, f, oh, ow};
+  memory::desc userSrc(srcDims, dt::s8, tag::nhwc), userW(wDims, dt::s8, tag::hwio),
+      userDst(dstDims, dt::s32, tag::nhwc);
+  memory::desc anySrc(srcDims, dt::s8, tag::any), anyW(wDims, dt::s8, tag::any),
+      anyDst(dstDims, dt::s32, tag::any);
+  dnnl::convolution_forward::desc d(
+      prop_kind::forward_inference, algorithm::convolution_direct, anySrc, anyW, anyDst,
+      {w.strideH, w.strideW}, {w.dilationH - 1, w.dilationW - 1}, {w.padTop, w.padLeft},
+      {w.padBottom, w.padRight});
+  dnnl::convolution_forward::primitive_desc pd(d, ctx().engine);
+  memory srcU = wrap(userSrc, input), wU = wrap(userW, filter), dstU = wrap(userDst, out);
+  memory srcP = toPrimitive(srcU, pd.src_desc());
+  memory wP = toPrimitive(wU, pd.weights_desc());
+  memory dstP = pd.dst_desc() == userDst ? dstU : memory(pd.dst_desc(), ctx().engine);
+  dnnl::convolution_forward(pd).execute(
+      ctx().stream, {{DNNL_ARG_SRC, srcP}, {DNNL_ARG_WEIGHTS, wP}, {DNNL_ARG_DST, dstP}});
+  fromPrimitive(dstP, dstU);
+  ctx().stream.wait();
+  return out;
+}
+
 HostTensor conv2d(const HostTensor &input, const HostTensor &filter,
                   ConvLayout layout, const Window2D &w) {
   const auto &is = input.shape();

@@ -21,6 +21,9 @@ namespace onednn {
 /// C[MxN] = A[MxK] * B[KxN]; batched ([BxMxK] * [BxKxN]) when rank 3.
 HostTensor matmul(const HostTensor &a, const HostTensor &b);
 
+/// The int8 matmul: s8 A[MxK] x s8 B[KxN] -> s32 C[MxN], exact.
+HostTensor matmulS8(const HostTensor &a, const HostTensor &b);
+
 /// Data layouts of a 2-D convolution, as the linalg named ops spell them.
 enum class ConvLayout { NHWC_HWCF, NCHW_FCHW };
 
@@ -35,6 +38,11 @@ struct Window2D {
 /// (NHWC+HWCF or NCHW+FCHW); the result has the input's layout.
 HostTensor conv2d(const HostTensor &input, const HostTensor &filter,
                   ConvLayout layout, const Window2D &w);
+
+/// The int8 convolution: s8 NHWC input x s8 HWCF filter -> s32 NHWC, exact
+/// (oneDNN picks its own weight layout and compensation for the s8 input).
+HostTensor conv2dS8(const HostTensor &input, const HostTensor &filter,
+                    const Window2D &w);
 
 /// Depthwise convolution, channel multiplier 1: input NHWC, filter HWC.
 HostTensor depthwiseConv2d(const HostTensor &input, const HostTensor &filter,

@@ -206,6 +206,8 @@ typedef struct jitrun_statistics_s {
   int64_t intermediate_bytes;
   int64_t stack_bytes_max, vector_kernels, scalar_kernels, cached_kernels;
   double compile_seconds;
+  /** Kernels whose i8 x i8 -> i32 contractions use AVX-512 VNNI. */
+  int64_t vnni_kernels;
 } jitrun_statistics_t;
 
 JITRUN_API jitrun_status_t jitrun_model_statistics(jitrun_model_t model,

@@ -1,0 +1,57 @@
+// Proves that with vnni=true the codegen pipeline turns i8 x i8 -> i32
+// register tiles into AVX-512 VNNI dot products (VnniContraction.cpp), and
+// that without it (the default, and every AVX2 or non-VNNI host) none appear.
+//
+// - NHWC convolution, 32 input channels: the channel loop is tiled by 16
+//   (groups of four for vpdpbusd), and each of the 3 filter columns gives
+//   8 pixels x 4 groups dot products plus 4 for the excess 128 * sum(w) of
+//   the unsigned shift: 108 vpdpbusd in the loop body; each pixel's sum is
+//   corrected by one subtract, and each broadcast word of the input is made
+//   unsigned by an xor with 0x80 bytes.
+// - matmul 64x128 * 128x96: register tiles of 16 rows x 16 lanes, k tiled
+//   by 16: 16 x 4 + 4 = 68 vpdpbusd.
+// No vector multiply is left in either kernel.
+//
+// RUN: %jit-opt %s --split-input-file '--jitrun-codegen-pipeline=vnni=true' \
+// RUN:   | FileCheck %s --implicit-check-not='{{llvm\.mul .*vector}}'
+// RUN: %jit-opt %s --split-input-file --jitrun-codegen-pipeline \
+// RUN:   | FileCheck %s --check-prefix=PLAIN --implicit-check-not=vpdpbusd
+
+// CHECK-LABEL: llvm.func @conv_i8_dispatch(
+// CHECK-DAG:     %[[SIGN:[0-9]+]] = llvm.mlir.constant(dense<-128> : vector<64xi8>) : vector<64xi8>
+// CHECK-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{[0-9]+}}, %[[SIGN]], %{{[0-9]+}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// CHECK:         %[[U:[0-9]+]] = llvm.xor %{{[0-9]+}}, %[[SIGN]] : vector<64xi8>
+// CHECK-NEXT:    llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{[0-9]+}}, %[[U]], %{{[0-9]+}})
+// CHECK-COUNT-103: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-NOT:     llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK:         llvm.return
+
+// PLAIN-LABEL: llvm.func @conv_i8_dispatch(
+// PLAIN:         llvm.mul %{{.*}} : vector<16xi32>
+
+func.func private @conv_i8_dispatch(%x: tensor<1x18x18x32xi8>, %w: tensor<3x3x32x64xi8>) -> tensor<1x16x16x64xi32> attributes {jitrun.dispatch} {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x16x16x64xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<1x16x16x64xi32>) -> tensor<1x16x16x64xi32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w : tensor<1x18x18x32xi8>, tensor<3x3x32x64xi8>) outs(%f : tensor<1x16x16x64xi32>) -> tensor<1x16x16x64xi32>
+  return %c : tensor<1x16x16x64xi32>
+}
+
+// -----
+
+// CHECK-LABEL: llvm.func @matmul_i8_dispatch(
+// CHECK-COUNT-68: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-NOT:     llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK:         llvm.return
+
+// PLAIN-LABEL: llvm.func @matmul_i8_dispatch(
+// PLAIN:         llvm.mul %{{.*}} : vector<32xi32>
+
+func.func private @matmul_i8_dispatch(%x: tensor<64x128xi8>, %w: tensor<128x96xi8>) -> tensor<64x96xi32> attributes {jitrun.dispatch} {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<64x96xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<64x96xi32>) -> tensor<64x96xi32>
+  %c = linalg.matmul ins(%x, %w : tensor<64x128xi8>, tensor<128x96xi8>) outs(%f : tensor<64x96xi32>) -> tensor<64x96xi32>
+  return %c : tensor<64x96xi32>
+}
