@@ -134,11 +134,11 @@ void setOneDnnThreads(unsigned n) {
 // MLIR text
 //===----------------------------------------------------------------------===//
 
-std::string tensorType(const Shape &s) {
+std::string tensorType(const Shape &s, const char *elem = "f32") {
   std::string r = "tensor<";
   for (int64_t d : s)
     r += std::to_string(d) + "x";
-  return r + "f32>";
+  return r + elem + ">";
 }
 
 std::string joined(const Shape &v) {
@@ -180,6 +180,29 @@ std::string matmulModule(int64_t m, int64_t n, int64_t k) {
   return "func.func @main(%a: " + a + ", %b: " + b + ") -> " + c + " {\n" + kZero +
          zeroInit("%init", c) + "  %r = linalg.matmul ins(%a, %b : " + a + ", " +
          b + ") outs(%init : " + c + ") -> " + c + "\n  return %r : " + c + "\n}\n";
+}
+
+/// i8 A * i8 B accumulated in i32 (the int8 matmul of quantized models).
+std::string int8MatmulModule(int64_t m, int64_t n, int64_t k) {
+  std::string a = tensorType({m, k}, "i8"), b = tensorType({k, n}, "i8"),
+              c = tensorType({m, n}, "i32");
+  return "func.func @main(%a: " + a + ", %b: " + b + ") -> " + c + " {\n" +
+         "  %zero = arith.constant 0 : i32\n  %e = tensor.empty() : " + c +
+         "\n  %init = linalg.fill ins(%zero : i32) outs(%e : " + c + ") -> " + c +
+         "\n  %r = linalg.matmul ins(%a, %b : " + a + ", " + b + ") outs(%init : " + c +
+         ") -> " + c + "\n  return %r : " + c + "\n}\n";
+}
+
+/// i8 NHWC x i8 HWCF -> i32, unpadded, stride 1.
+std::string int8ConvModule(const Shape &in, const Shape &flt, const Shape &out) {
+  std::string it = tensorType(in, "i8"), ft = tensorType(flt, "i8"),
+              ot = tensorType(out, "i32");
+  return "func.func @main(%x: " + it + ", %w: " + ft + ") -> " + ot + " {\n" +
+         "  %zero = arith.constant 0 : i32\n  %e = tensor.empty() : " + ot +
+         "\n  %init = linalg.fill ins(%zero : i32) outs(%e : " + ot + ") -> " + ot +
+         "\n  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, "
+         "strides = dense<1> : tensor<2xi64>} ins(%x, %w : " + it + ", " + ft +
+         ") outs(%init : " + ot + ") -> " + ot + "\n  return %r : " + ot + "\n}\n";
 }
 
 /// relu(A*B + bias[n] + residual[m, n]): one linalg.matmul and one generic.
@@ -270,6 +293,16 @@ std::string convModule(const std::string &kind, const Shape &in,
 //===----------------------------------------------------------------------===//
 // Data
 //===----------------------------------------------------------------------===//
+
+HostTensor randomInt8Tensor(const Shape &shape, uint32_t seed) {
+  HostTensor t(ElementType::I8, shape);
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> dist(-128, 127);
+  int8_t *p = t.dataAs<int8_t>();
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    p[i] = static_cast<int8_t>(dist(gen));
+  return t;
+}
 
 HostTensor randomTensor(const Shape &shape, uint32_t seed) {
   HostTensor t(ElementType::F32, shape);
@@ -413,6 +446,57 @@ std::unique_ptr<OneDnnKernel> oneDnnConv(const HostTensor &xNhwc, const HostTens
   return k;
 }
 
+/// s8 x s8 -> s32 matmul, plain layouts (weights as an input, as for f32).
+std::unique_ptr<OneDnnKernel> oneDnnMatmulS8(const HostTensor &a, const HostTensor &b) {
+  auto k = std::make_unique<OneDnnKernel>();
+  int64_t m = a.shape()[0], kk = a.shape()[1], n = b.shape()[1];
+  k->buffers.push_back(a.clone());
+  k->buffers.push_back(b.clone());
+  k->buffers.emplace_back(ElementType::I32, Shape{m, n});
+  memory::desc amd({m, kk}, dt::s8, tag::ab), bmd({kk, n}, dt::s8, tag::ab),
+      cmd({m, n}, dt::s32, tag::ab);
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd), dnnlCtx().engine);
+  k->impl = pd.impl_info_str();
+  k->prim = dnnl::matmul(pd);
+  k->args = {{DNNL_ARG_SRC, wrap(amd, k->buffers[0])},
+             {DNNL_ARG_WEIGHTS, wrap(bmd, k->buffers[1])},
+             {DNNL_ARG_DST, wrap(cmd, k->buffers[2])}};
+  HostTensor *dst = &k->buffers[2];
+  k->result = [dst] { return dst->clone(); };
+  return k;
+}
+
+/// s8 NHWC x s8 HWIO -> s32 NHWC convolution, unpadded, weights reordered
+/// once into the primitive's layout (with its s8 compensation).
+std::unique_ptr<OneDnnKernel> oneDnnConvS8(const HostTensor &x, const HostTensor &w) {
+  auto k = std::make_unique<OneDnnKernel>();
+  const Shape &is = x.shape(), &fs = w.shape();
+  int64_t n = is[0], h = is[1], wd = is[2], c = is[3], kh = fs[0], kw = fs[1], f = fs[3];
+  int64_t oh = h - kh + 1, ow = wd - kw + 1;
+  k->buffers.push_back(x.clone());
+  k->buffers.emplace_back(ElementType::I32, Shape{n, oh, ow, f});
+  memory::desc src({n, c, h, wd}, dt::s8, tag::nhwc), dst({n, f, oh, ow}, dt::s32, tag::nhwc);
+  memory::dims wDims = {f, c, kh, kw};
+  memory::desc anyW(wDims, dt::s8, tag::any);
+  dnnl::convolution_forward::desc d(prop_kind::forward_inference,
+                                    algorithm::convolution_direct, src, anyW, dst, {1, 1},
+                                    {0, 0}, {0, 0}, {0, 0});
+  dnnl::convolution_forward::primitive_desc pd(d, dnnlCtx().engine);
+  k->impl = pd.impl_info_str();
+  k->prim = dnnl::convolution_forward(pd);
+  memory wUser(memory::desc(wDims, dt::s8, tag::hwio), dnnlCtx().engine,
+               const_cast<void *>(w.data()));
+  memory wPrim(pd.weights_desc(), dnnlCtx().engine);
+  dnnl::reorder(wUser, wPrim).execute(dnnlCtx().stream, wUser, wPrim);
+  dnnlCtx().stream.wait();
+  k->args = {{DNNL_ARG_SRC, wrap(src, k->buffers[0])},
+             {DNNL_ARG_WEIGHTS, wPrim},
+             {DNNL_ARG_DST, wrap(dst, k->buffers[1])}};
+  HostTensor *out = &k->buffers[1];
+  k->result = [out] { return out->clone(); };
+  return k;
+}
+
 /// relu((a + b) * c): binary add with a binary-mul and a relu post-op.
 std::unique_ptr<OneDnnKernel> oneDnnElementwiseChain(const HostTensor &a,
                                                      const HostTensor &b,
@@ -449,6 +533,7 @@ std::unique_ptr<OneDnnKernel> oneDnnElementwiseChain(const HostTensor &a,
 struct Case {
   std::string name;
   bool bandwidth = false;  // GB/s instead of GFLOP/s
+  bool integer = false;    // i8 x i8 -> i32: GOP/s, exact results
   double work = 0;         // flops (or bytes) per run
   double reduction = 1;    // elements summed per output, for the tolerance
   std::string mlir;
@@ -553,6 +638,41 @@ CaseFactory depthwiseCase(int64_t h, int64_t wd, int64_t ch, int64_t kh, int64_t
           }};
 }
 
+/// int8 (i8 x i8 -> i32) matmul and convolutions; exact results expected.
+CaseFactory int8MatmulCase(int64_t m, int64_t n, int64_t k) {
+  std::string name = "int8_matmul_" + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                     std::to_string(k);
+  return {name, [=] {
+            Case c;
+            c.name = name;
+            c.integer = true;
+            c.work = 2.0 * m * n * k;
+            c.mlir = int8MatmulModule(m, n, k);
+            c.inputs.push_back(randomInt8Tensor({m, k}, 1));
+            c.inputs.push_back(randomInt8Tensor({k, n}, 2));
+            c.ref = oneDnnMatmulS8(c.inputs[0], c.inputs[1]);
+            return c;
+          }};
+}
+
+CaseFactory int8ConvCase(int64_t oh, int64_t ow, int64_t ch, int64_t f, int64_t kh) {
+  std::string name = "int8_conv_nhwc_" + std::to_string(kh) + "x" + std::to_string(kh) +
+                     "_1x" + std::to_string(oh) + "x" + std::to_string(ow) + "x" +
+                     std::to_string(ch) + "->" + std::to_string(f);
+  return {name, [=] {
+            Case c;
+            c.name = name;
+            c.integer = true;
+            c.work = 2.0 * oh * ow * f * ch * kh * kh;
+            Shape in = {1, oh + kh - 1, ow + kh - 1, ch}, flt = {kh, kh, ch, f};
+            c.mlir = int8ConvModule(in, flt, {1, oh, ow, f});
+            c.inputs.push_back(randomInt8Tensor(in, 1));
+            c.inputs.push_back(randomInt8Tensor(flt, 2));
+            c.ref = oneDnnConvS8(c.inputs[0], c.inputs[1]);
+            return c;
+          }};
+}
+
 CaseFactory elementwiseChainCase(int64_t rows, int64_t cols) {
   std::string name = "add_mul_relu_" + std::to_string(rows) + "x" + std::to_string(cols);
   return {name, [=] {
@@ -582,6 +702,9 @@ std::vector<CaseFactory> allCases() {
       depthwiseCase(112, 112, 32, 3, 1),
       fusedMatmulCase(384, 768, 768),
       elementwiseChainCase(4096, 4096),
+      int8MatmulCase(384, 768, 768),
+      int8ConvCase(56, 56, 64, 64, 3),
+      int8ConvCase(56, 56, 64, 256, 1),
   };
 }
 
@@ -645,9 +768,9 @@ std::string num(double v) {
 Result runCase(Case &c, const BenchOptions &o, jitrun::ThreadPool &pool) {
   Result r;
   r.name = c.name;
-  r.unit = c.bandwidth ? "GB/s" : "GFLOP/s";
+  r.unit = c.bandwidth ? "GB/s" : c.integer ? "GOP/s" : "GFLOP/s";
   r.onednnImpl = c.ref->impl;
-  r.tolerance = 1e-3 * std::sqrt(c.reduction);
+  r.tolerance = c.integer ? 0 : 1e-3 * std::sqrt(c.reduction);
 
   Clock::time_point compileStart = Clock::now();
   auto model = jitrun::CompiledModel::compileBuffer(c.mlir, c.name + ".mlir",
@@ -706,17 +829,16 @@ Result runCase(Case &c, const BenchOptions &o, jitrun::ThreadPool &pool) {
                   expected.typeString();
         m.reset();
       } else {
-        const float *a = actual.dataAs<float>(), *e = expected.dataAs<float>();
         double worst = 0;
         for (int64_t i = 0; i < actual.numElements(); ++i) {
-          double d = std::fabs(static_cast<double>(a[i]) - e[i]);
+          double d = std::fabs(actual.getAsDouble(i) - expected.getAsDouble(i));
           if (!(d <= worst)) // also catches NaN
             worst = std::isnan(d) ? std::numeric_limits<double>::infinity() : d;
         }
         r.maxDiff = worst;
         if (worst > r.tolerance)
-          r.warning = "max abs diff " + num(worst) + " exceeds 1e-3*sqrt(K) = " +
-                      num(r.tolerance);
+          r.warning = "max abs diff " + num(worst) + " exceeds " +
+                      (c.integer ? std::string("0 (exact)") : "1e-3*sqrt(K) = " + num(r.tolerance));
       }
     }
   }
