@@ -15,7 +15,10 @@
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 #define DEBUG_TYPE "jitrun-codegen-lower-vectors"
 
@@ -29,19 +32,109 @@ using namespace mlir;
 namespace jitrun {
 namespace {
 
+/// Masked tiles: upstream hoisting leaves a read/write pair alone when it
+/// carries a mask, so the K loop of every partial (edge) tile reloads and
+/// stores its accumulators each iteration, and LLVM cannot promote masked
+/// loads. This hoists a pair of `scf.for`'s body that reads and writes the
+/// same loop-invariant tile (same buffer, indices, mask and type) when no
+/// other op of the loop touches that buffer (kernel buffers are distinct,
+/// noalias arguments or allocas): the read goes before the loop, the value
+/// becomes an iter_arg, the write goes after the loop.
+static bool hoistMaskedTransferPair(RewriterBase &rewriter, scf::ForOp loop) {
+  Block *body = loop.getBody();
+  for (auto read : body->getOps<vector::TransferReadOp>()) {
+    if (!read.getMask())
+      continue;
+    Value base = read.getBase();
+    auto invariant = [&](Value v) { return !v || loop.isDefinedOutsideOfLoop(v); };
+    if (!invariant(base) || !invariant(read.getMask()) || !invariant(read.getPadding()) ||
+        !llvm::all_of(read.getIndices(), invariant))
+      continue;
+    vector::TransferWriteOp write;
+    bool other = false;
+    for (OpOperand &use : base.getUses()) {
+      Operation *user = use.getOwner();
+      if (!loop->isAncestor(user) || user == read.getOperation())
+        continue;
+      auto w = dyn_cast<vector::TransferWriteOp>(user);
+      if (w && !write && w->getBlock() == body && read->isBeforeInBlock(w) &&
+          w.getIndices() == read.getIndices() && w.getMask() == read.getMask() &&
+          w.getVectorType() == read.getVectorType() &&
+          w.getPermutationMap() == read.getPermutationMap() &&
+          w.getInBounds() == read.getInBounds())
+        write = w;
+      else
+        other = true;
+    }
+    if (!write || other)
+      continue;
+    // Views of the buffer inside the loop would be other accesses.
+    if (!isa<BlockArgument>(base) && !isa_and_nonnull<memref::AllocaOp, memref::AllocOp>(
+                                         base.getDefiningOp()))
+      continue;
+    rewriter.moveOpBefore(read, loop);
+    FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
+        rewriter, ValueRange{read.getResult()}, /*replaceInitOperandUsesInLoop=*/true,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+          return SmallVector<Value>{write.getVector()};
+        });
+    if (failed(grown))
+      return false;
+    auto newLoop = cast<scf::ForOp>(grown->getOperation());
+    rewriter.moveOpAfter(write, newLoop);
+    rewriter.modifyOpInPlace(write, [&] {
+      write.getValueToStoreMutable().assign(newLoop.getResults().back());
+    });
+    return true;
+  }
+  return false;
+}
+
+static void hoistMaskedTransferPairs(func::FuncOp fn) {
+  IRRewriter rewriter(fn.getContext());
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<scf::ForOp> loops;
+    fn.walk([&](scf::ForOp loop) { loops.push_back(loop); }); // innermost first
+    for (scf::ForOp loop : loops)
+      if (hoistMaskedTransferPair(rewriter, loop)) {
+        changed = true;
+        break; // the loop was replaced: walk again
+      }
+  }
+}
+
 struct LowerVectorsPass final
     : public impl::LowerVectorsPassBase<LowerVectorsPass> {
   using Base::Base;
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
     MLIRContext *ctx = &getContext();
-    // 1. Keep accumulators in registers across reduction loops.
-    linalg::hoistRedundantVectorTransfers(fn, /*verifyNonZeroTrip=*/true);
     auto apply = [&](auto populate) {
       RewritePatternSet patterns(ctx);
       populate(patterns);
       return applyPatternsGreedily(fn, std::move(patterns));
     };
+    // 1. Keep accumulators in registers across reduction loops. The
+    // accumulator tile is a subview of the output buffer, and the hoisting
+    // never moves transfers of a view: fold the subviews into the transfers'
+    // indices first, so that the K loop carries the tile as a vector.
+    // The folded indices are recomputed at each transfer: hoist them out of
+    // the loops and merge equal ones, so that a read and a write of the
+    // same tile have the same loop-invariant indices.
+    if (failed(apply([&](RewritePatternSet &p) {
+          memref::populateFoldMemRefAliasOpPatterns(p);
+        })))
+      return signalPassFailure();
+    fn.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+    {
+      IRRewriter rewriter(ctx);
+      DominanceInfo dom(fn);
+      eliminateCommonSubExpressions(rewriter, dom, fn);
+    }
+    linalg::hoistRedundantVectorTransfers(fn, /*verifyNonZeroTrip=*/true);
+    hoistMaskedTransferPairs(fn);
     // 2a. With VNNI, i8 x i8 -> i32 register tiles become vpdpbusd.
     if (vnni && failed(apply([&](RewritePatternSet &p) {
           populateVnniContractionPatterns(p, /*vectorBits=*/512);

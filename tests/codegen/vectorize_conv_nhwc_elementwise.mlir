@@ -52,19 +52,23 @@
 // LLVM-SAME:      jitrun.workgroups = 32 : i64
 // The fill: 8 rows of 16 output channels.
 // LLVM-COUNT-8:  llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
-// The filter-row loop, then the input-channel loop in it.
-// LLVM:        ^bb{{[0-9]+}}(%{{[0-9]+}}: i64):
-// LLVM:        ^bb[[HEAD:[0-9]+]](%{{[0-9]+}}: i64):
+// The accumulators: 8 rows of 16 channels, loaded once and carried in
+// registers through the filter-row loop and the input-channel loop in it.
+// LLVM-COUNT-8:  llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+// LLVM:        ^bb{{[0-9]+}}(%{{[0-9]+}}: i64, %{{[0-9]+}}: !llvm.array<8 x vector<16xf32>>):
+// LLVM:        ^bb[[HEAD:[0-9]+]](%{{[0-9]+}}: i64, %{{[0-9]+}}: !llvm.array<8 x vector<16xf32>>):
 // LLVM-NEXT:     llvm.icmp "slt"
 // LLVM-NEXT:     llvm.cond_br %{{[0-9]+}}, ^bb[[BODY:[0-9]+]], ^bb{{[0-9]+}}
 // LLVM:        ^bb[[BODY]]:
-// 10 input pixels x 8 channels; filter rows and accumulators of 16 channels.
+// 10 input pixels x 8 channels and the filter rows of 16 channels; no
+// accumulator traffic in the loop.
 // LLVM-COUNT-10: llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> vector<8xf32>
-// LLVM:          llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+// LLVM-NOT:      llvm.store
 // LLVM-COUNT-192: llvm.intr.fmuladd(%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// LLVM-NOT:      {{llvm.store|llvm.load}}
+// LLVM:          llvm.br ^bb[[HEAD]](
+// The accumulators are stored once, after both loops.
 // LLVM-COUNT-8:  llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
-// LLVM-NEXT:     llvm.add
-// LLVM-NEXT:     llvm.br ^bb[[HEAD]](
 // LLVM:          llvm.return
 
 func.func private @conv_nhwc_dispatch(%x: tensor<1x18x18x32xf32>, %w: tensor<3x3x32x64xf32>) -> tensor<1x16x16x64xf32> attributes {jitrun.dispatch} {
