@@ -263,7 +263,28 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   int64_t work = estimateWork(anchor.op);
   int64_t target = work < (1 << 15) ? 1 : opts.targetWorkgroups;
   int64_t count = 1;
-  for (unsigned i = 0; i < numLoops && count < target; ++i) {
+  // Loops in split order: outermost first, except that a contraction whose
+  // N is much wider than M (a transformer's FFN, 128 x 3072 x 768) splits N
+  // first. Split by M, every workgroup would stream half of B from memory
+  // for only 8 rows of A; split by N, each reads B once, a slab that stays
+  // in L2 for all of M.
+  SmallVector<unsigned> order = llvm::to_vector(llvm::seq<unsigned>(0, numLoops));
+  if (anchor.kind == AnchorKind::Contraction) {
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(anchor.op);
+    SmallVector<int64_t> anchorRanges = anchor.op.getStaticLoopRanges();
+    if (succeeded(dims) && !dims->m.empty() && !dims->n.empty()) {
+      int64_t m = anchorRanges[dims->m.back()], n = anchorRanges[dims->n.back()];
+      if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) && n >= 4 * m)
+        llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+          return toAnchor[a] == static_cast<int64_t>(dims->n.back()) &&
+                 toAnchor[b] != static_cast<int64_t>(dims->n.back());
+        });
+    }
+  }
+  for (unsigned i : order) {
+    if (count >= target)
+      break;
     if (iters[i] != utils::IteratorType::parallel || ShapedType::isDynamic(extents[i]))
       continue;
     if (reductionEpilogue && toAnchor[i] < 0)
