@@ -106,18 +106,42 @@ static Operation *fusableConsumer(Operation *op,
   return user;
 }
 
-/// The fill that initializes `op`'s init operand. A fill shared by several
-/// ops (CSE merges identical fills) is cloned for each: recomputing a fill is
-/// cheaper than reading its result from memory.
-static linalg::FillOp initFill(linalg::LinalgOp op) {
+/// A linalg.generic that only broadcasts lower-rank inputs into its result
+/// (its body yields one of its inputs): how TOSA's convolutions and fully
+/// connected layers start their accumulator from the bias. Like a fill, it
+/// writes each element of the accumulator once and reads next to nothing.
+static bool isBroadcastInit(Operation *op) {
+  auto g = dyn_cast<linalg::GenericOp>(op);
+  if (!g || g.getNumDpsInits() != 1 || g->getNumResults() != 1 ||
+      g.getNumReductionLoops() != 0 || g.getNumDpsInputs() == 0 ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
+    return false;
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    AffineMap map = g.getMatchingIndexingMap(in);
+    if (!map.isProjectedPermutation() || map.getNumResults() >= g.getNumLoops())
+      return false;
+  }
+  Block &body = g.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto arg = dyn_cast<BlockArgument>(yield.getOperand(0));
+  return body.getOperations().size() == 1 && arg &&
+         arg.getArgNumber() < g.getNumDpsInputs();
+}
+
+/// The fill (or broadcast of a bias, isBroadcastInit) that initializes
+/// `op`'s init operand. One shared by several ops (CSE merges identical
+/// fills) is cloned for each: recomputing it is cheaper than reading its
+/// result from memory.
+static Operation *initProducer(linalg::LinalgOp op) {
   for (OpOperand &init : op.getDpsInitsMutable()) {
-    auto fill = init.get().getDefiningOp<linalg::FillOp>();
-    if (!fill || fill->getBlock() != op->getBlock())
+    Operation *def = init.get().getDefiningOp();
+    if (!def || def->getBlock() != op->getBlock() ||
+        !(isa<linalg::FillOp>(def) || isBroadcastInit(def)))
       continue;
-    if (fill->hasOneUse())
-      return fill;
+    if (def->hasOneUse())
+      return def;
     OpBuilder b(op);
-    auto clone = cast<linalg::FillOp>(b.clone(*fill));
+    Operation *clone = b.clone(*def);
     init.set(clone->getResult(0));
     return clone;
   }
@@ -345,16 +369,30 @@ struct FormDispatchesPass final
     for (func::FuncOp host : hosts) {
       SmallVector<SmallVector<Operation *>> groups;
       llvm::DenseSet<Operation *> taken;
+      // Each op's initializer (fill or bias broadcast) is claimed first: a
+      // broadcast comes before the root it initializes in block order and
+      // would otherwise become a dispatch of its own.
+      llvm::DenseMap<Operation *, Operation *> initOf;
+      llvm::DenseSet<Operation *> reservedInits;
+      if (*fusion != FusionMode::None)
+        host.walk([&](linalg::LinalgOp op) {
+          if (isa<linalg::FillOp>(op) || reservedInits.contains(op))
+            return;
+          if (Operation *init = initProducer(op)) {
+            initOf[op] = init;
+            reservedInits.insert(init);
+          }
+        });
       host.walk([&](Operation *op) {
-        if (taken.contains(op) || !isa<linalg::LinalgOp>(op) ||
-            isa<linalg::FillOp>(op))
+        if (taken.contains(op) || reservedInits.contains(op) ||
+            !isa<linalg::LinalgOp>(op) || isa<linalg::FillOp>(op))
           return;
         SmallVector<Operation *> group;
         if (isRootOp(op))
           ++numRoots;
         if (*fusion != FusionMode::None) {
-          if (linalg::FillOp fill = initFill(cast<linalg::LinalgOp>(op)))
-            group.push_back(fill);
+          if (Operation *init = initOf.lookup(op))
+            group.push_back(init);
         }
         // A reduction root (not a contraction or convolution) takes the
         // elementwise producers that feed only it, through a permutation:
