@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <atomic>
+#include <dlfcn.h>
 #include <thread>
 
 #include "codegen/Passes.h"
@@ -931,7 +932,25 @@ static bool isVectorCode(func::FuncOp kernelFn) {
 
 /// Version of the code generator: part of the kernel cache key. Bump it when
 /// codegen changes what a given dispatch compiles to.
-static constexpr llvm::StringLiteral kCodegenVersion = "jitrun-codegen-3";
+static constexpr llvm::StringLiteral kCodegenVersion = "jitrun-codegen-4";
+
+/// The binary that holds this code generator (the jitrun executable or
+/// libjitrun.so), as path, size and modification time: part of the kernel
+/// cache key, so that a rebuilt jitrun never loads kernels an older build
+/// compiled (a version string alone is forgotten when codegen changes).
+static const std::string &codegenBinaryId() {
+  static const std::string id = [] {
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<void *>(&codegenBinaryId), &info) || !info.dli_fname)
+      return std::string("unknown-binary");
+    llvm::sys::fs::file_status st;
+    if (llvm::sys::fs::status(info.dli_fname, st))
+      return std::string(info.dli_fname);
+    return std::string(info.dli_fname) + " " + std::to_string(st.getSize()) + " " +
+           std::to_string(st.getLastModificationTime().time_since_epoch().count());
+  }();
+  return id;
+}
 
 /// Compiles one kernel (a dispatch function printed with locations) in a
 /// context of its own, so that several compile at once.
@@ -1083,7 +1102,7 @@ int CompiledModel::Impl::registerKernel(func::FuncOp dispatch) {
     copy->print(os, OpPrintingFlags().printGenericOpForm());
   }
   std::string keyText = body + "\n" + KernelJit::targetId(options.forceAvx2) + "\n" +
-                        kCodegenVersion.str() + " limit=" +
+                        kCodegenVersion.str() + " " + codegenBinaryId() + " limit=" +
                         std::to_string(options.stackLimitBytes) +
                         (options.failOnStackLimit ? " fail" : " warn") +
                         (options.reference ? " reference" : "");
