@@ -106,9 +106,10 @@ static Operation *fusableConsumer(Operation *op,
   return user;
 }
 
-/// A linalg.generic that only broadcasts lower-rank inputs into its result
-/// (its body yields one of its inputs): how TOSA's convolutions and fully
-/// connected layers start their accumulator from the bias. Like a fill, it
+/// A linalg.generic that broadcasts lower-rank inputs into its result (its
+/// body yields one of them, or a few arith ops on them, never its own init):
+/// how TOSA's convolutions and fully connected layers start their
+/// accumulator from the bias. Like a fill, it
 /// writes each element of the accumulator once and reads next to nothing.
 static bool isBroadcastInit(Operation *op) {
   auto g = dyn_cast<linalg::GenericOp>(op);
@@ -121,11 +122,16 @@ static bool isBroadcastInit(Operation *op) {
     if (!map.isProjectedPermutation() || map.getNumResults() >= g.getNumLoops())
       return false;
   }
+  // Reading only lower-rank inputs, it may also compute (a quantized
+  // convolution's bias plus its zero-point correction): the work is per
+  // output element whether or not it joins the root, and small.
   Block &body = g.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto arg = dyn_cast<BlockArgument>(yield.getOperand(0));
-  return body.getOperations().size() == 1 && arg &&
-         arg.getArgNumber() < g.getNumDpsInputs();
+  if (body.getOperations().size() > 9)
+    return false;
+  for (Operation &op : body.without_terminator())
+    if (!isa<arith::ArithDialect>(op.getDialect()))
+      return false;
+  return body.getArgument(g.getNumDpsInputs()).use_empty();
 }
 
 /// The fill (or broadcast of a bias, isBroadcastInit) that initializes
@@ -282,7 +288,7 @@ static std::string whyNotFused(Operation *producer, OpOperand &operand,
     return "root-to-root: two roots (contraction, convolution, pooling, "
            "reduction) never share a dispatch";
   if (consumerRoot)
-    return "root-takes-no-producers: a root only takes its fill; its other "
+    return "root-takes-no-producers: a root only takes its fill or bias broadcast; its other "
            "producers run as dispatches of their own";
   bool groupHasRoot = llvm::any_of(producerGroup, isRootOp);
   if (!groupHasRoot) {
@@ -427,10 +433,13 @@ struct FormDispatchesPass final
           while (Operation *next = fusableConsumer(cur, taken, aggressive, op)) {
             // Every operand the consumer reads must be available where the
             // dispatch is placed: defined before the root, or in the group.
+            // A tensor.empty or scalar constant is cloned into the dispatch:
+            // where the host defines it does not matter.
             bool ready = llvm::all_of(next->getOperands(), [&](Value v) {
               Operation *def = v.getDefiningOp();
               return !def || def->getBlock() != op->getBlock() ||
-                     def->isBeforeInBlock(op) || llvm::is_contained(group, def);
+                     def->isBeforeInBlock(op) || llvm::is_contained(group, def) ||
+                     (isClonedIntoDispatch(def) && def->getNumOperands() == 0);
             });
             if (!ready)
               break;
