@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <system_error>
 
@@ -113,16 +114,32 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex);
     stopping = true;
+    published.store(~uint64_t{0}, std::memory_order_release);
   }
   wake.notify_all();
   for (std::thread &worker : workers)
     worker.join();
 }
 
+/// How long an idle worker polls for the next grid before it sleeps.
+static constexpr std::chrono::microseconds kSpinTime{200};
+
 void ThreadPool::workerLoop() {
   uint64_t seen = 0;
   std::unique_lock<std::mutex> lock(mutex);
   while (true) {
+    if (!stopping && !(current && generation != seen)) {
+      lock.unlock();
+      auto until = std::chrono::steady_clock::now() + kSpinTime;
+      for (unsigned i = 0; published.load(std::memory_order_acquire) == seen; ++i) {
+        if ((i & 63) == 0 && std::chrono::steady_clock::now() >= until)
+          break;
+#if defined(__x86_64__)
+        __builtin_ia32_pause();
+#endif
+      }
+      lock.lock();
+    }
     wake.wait(lock,
               [&] { return stopping || (current && generation != seen); });
     if (stopping)
@@ -168,6 +185,7 @@ ThreadPool::parallelFor(int64_t count,
     std::lock_guard<std::mutex> lock(mutex);
     current = &grid;
     ++generation;
+    published.store(generation, std::memory_order_release);
   }
   uint64_t helpers = std::min<uint64_t>(workers.size(), chunks - 1);
   if (helpers == workers.size())

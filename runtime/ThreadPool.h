@@ -16,6 +16,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <atomic>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -75,6 +76,11 @@ private:
   Grid *current = nullptr;
   uint64_t generation = 0;
   bool stopping = false;
+  /// `generation` (and `stopping` as ~0), readable without the mutex: idle
+  /// workers spin on it for a short while before sleeping, because a model
+  /// issues its next grid within microseconds and a condition-variable
+  /// wake-up costs about as much as a small dispatch.
+  std::atomic<uint64_t> published{0};
 };
 
 } // namespace jitrun
