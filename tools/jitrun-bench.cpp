@@ -414,20 +414,23 @@ std::unique_ptr<OneDnnKernel> oneDnnMatmul(const HostTensor &a, const HostTensor
 
 /// A stride-1 convolution with NHWC source and destination (plain, as the
 /// jitrun side sees them) and weights reordered once into the primitive's
-/// preferred layout. `userW` describes the weights buffer `w`.
+/// preferred layout. `userW` describes the weights buffer `w`. f32, or s8
+/// source and weights into s32 (`srcType` s8, `dstType` s32).
 std::unique_ptr<OneDnnKernel> oneDnnConv(const HostTensor &xNhwc, const HostTensor &w,
                                          const memory::desc &userW,
                                          const memory::dims &wDims, int64_t f,
-                                         int64_t kh, int64_t kw, int64_t pad) {
+                                         int64_t kh, int64_t kw, int64_t pad,
+                                         dt srcType = dt::f32, dt dstType = dt::f32) {
   auto k = std::make_unique<OneDnnKernel>();
   const Shape &is = xNhwc.shape();
   int64_t n = is[0], h = is[1], wd = is[2], c = is[3];
   int64_t oh = h + 2 * pad - kh + 1, ow = wd + 2 * pad - kw + 1;
   k->buffers.push_back(xNhwc.clone());
-  k->buffers.emplace_back(ElementType::F32, Shape{n, oh, ow, f});
-  memory::desc src({n, c, h, wd}, dt::f32, tag::nhwc);
-  memory::desc dst({n, f, oh, ow}, dt::f32, tag::nhwc);
-  memory::desc anyW(wDims, dt::f32, tag::any);
+  k->buffers.emplace_back(dstType == dt::s32 ? ElementType::I32 : ElementType::F32,
+                          Shape{n, oh, ow, f});
+  memory::desc src({n, c, h, wd}, srcType, tag::nhwc);
+  memory::desc dst({n, f, oh, ow}, dstType, tag::nhwc);
+  memory::desc anyW(wDims, srcType, tag::any);
   dnnl::convolution_forward::desc d(prop_kind::forward_inference,
                                     algorithm::convolution_direct, src, anyW, dst,
                                     {1, 1}, {0, 0}, {pad, pad}, {pad, pad});
@@ -463,37 +466,6 @@ std::unique_ptr<OneDnnKernel> oneDnnMatmulS8(const HostTensor &a, const HostTens
              {DNNL_ARG_DST, wrap(cmd, k->buffers[2])}};
   HostTensor *dst = &k->buffers[2];
   k->result = [dst] { return dst->clone(); };
-  return k;
-}
-
-/// s8 NHWC x s8 HWIO -> s32 NHWC convolution, unpadded, weights reordered
-/// once into the primitive's layout (with its s8 compensation).
-std::unique_ptr<OneDnnKernel> oneDnnConvS8(const HostTensor &x, const HostTensor &w) {
-  auto k = std::make_unique<OneDnnKernel>();
-  const Shape &is = x.shape(), &fs = w.shape();
-  int64_t n = is[0], h = is[1], wd = is[2], c = is[3], kh = fs[0], kw = fs[1], f = fs[3];
-  int64_t oh = h - kh + 1, ow = wd - kw + 1;
-  k->buffers.push_back(x.clone());
-  k->buffers.emplace_back(ElementType::I32, Shape{n, oh, ow, f});
-  memory::desc src({n, c, h, wd}, dt::s8, tag::nhwc), dst({n, f, oh, ow}, dt::s32, tag::nhwc);
-  memory::dims wDims = {f, c, kh, kw};
-  memory::desc anyW(wDims, dt::s8, tag::any);
-  dnnl::convolution_forward::desc d(prop_kind::forward_inference,
-                                    algorithm::convolution_direct, src, anyW, dst, {1, 1},
-                                    {0, 0}, {0, 0}, {0, 0});
-  dnnl::convolution_forward::primitive_desc pd(d, dnnlCtx().engine);
-  k->impl = pd.impl_info_str();
-  k->prim = dnnl::convolution_forward(pd);
-  memory wUser(memory::desc(wDims, dt::s8, tag::hwio), dnnlCtx().engine,
-               const_cast<void *>(w.data()));
-  memory wPrim(pd.weights_desc(), dnnlCtx().engine);
-  dnnl::reorder(wUser, wPrim).execute(dnnlCtx().stream, wUser, wPrim);
-  dnnlCtx().stream.wait();
-  k->args = {{DNNL_ARG_SRC, wrap(src, k->buffers[0])},
-             {DNNL_ARG_WEIGHTS, wPrim},
-             {DNNL_ARG_DST, wrap(dst, k->buffers[1])}};
-  HostTensor *out = &k->buffers[1];
-  k->result = [out] { return out->clone(); };
   return k;
 }
 
@@ -668,7 +640,9 @@ CaseFactory int8ConvCase(int64_t oh, int64_t ow, int64_t ch, int64_t f, int64_t 
             c.mlir = int8ConvModule(in, flt, {1, oh, ow, f});
             c.inputs.push_back(randomInt8Tensor(in, 1));
             c.inputs.push_back(randomInt8Tensor(flt, 2));
-            c.ref = oneDnnConvS8(c.inputs[0], c.inputs[1]);
+            memory::dims wDims = {f, ch, kh, kh};
+            c.ref = oneDnnConv(c.inputs[0], c.inputs[1], memory::desc(wDims, dt::s8, tag::hwio),
+                               wDims, f, kh, kh, /*pad=*/0, dt::s8, dt::s32);
             return c;
           }};
 }
