@@ -389,6 +389,70 @@ public:
     }
   }
 
+  /// Host fills and copies below this size run on the calling thread; above
+  /// it they are split over the pool (a padded activation of a first
+  /// convolution layer is megabytes, and one thread does not saturate the
+  /// memory bandwidth).
+  static constexpr size_t kParallelCopyBytes = 256 * 1024;
+
+  /// `stridedCopy` split along its outermost dimension of more than one
+  /// element into pieces run on the pool.
+  llvm::Error parallelStridedCopy(const CopyCommand &c, const uint8_t *src, uint8_t *dst,
+                                  ThreadPool &pool) const {
+    size_t bytes = c.eltBytes;
+    for (int64_t s : c.sizes)
+      bytes *= static_cast<size_t>(s);
+    int d = 0;
+    while (d < static_cast<int>(c.sizes.size()) && c.sizes[d] == 1)
+      ++d;
+    if (singleThreaded || pool.numThreads() < 2 || bytes < kParallelCopyBytes ||
+        d == static_cast<int>(c.sizes.size())) {
+      stridedCopy(c, src, dst);
+      return llvm::Error::success();
+    }
+    int64_t extent = c.sizes[d];
+    int64_t pieces = std::min<int64_t>(extent, 4 * static_cast<int64_t>(pool.numThreads()));
+    int64_t step = llvm::divideCeil(extent, pieces);
+    return pool.parallelFor(llvm::divideCeil(extent, step), [&](int64_t i) -> llvm::Error {
+      CopyCommand piece = c;
+      int64_t begin = i * step;
+      piece.sizes[d] = std::min(step, extent - begin);
+      piece.srcOffsets[d] += begin * c.srcStrides[d];
+      piece.dstOffsets[d] += begin * c.dstStrides[d];
+      stridedCopy(piece, src, dst);
+      return llvm::Error::success();
+    });
+  }
+
+  /// Fills `n` bytes at `dst` with repetitions of `pattern`, split over the
+  /// pool when large.
+  llvm::Error parallelFill(uint8_t *dst, size_t n, llvm::ArrayRef<uint8_t> pattern,
+                           ThreadPool &pool) const {
+    size_t p = pattern.size();
+    bool zero = llvm::all_of(pattern, [](uint8_t v) { return v == 0; });
+    auto fillRange = [&](size_t begin, size_t end) {
+      if (zero) {
+        std::memset(dst + begin, 0, end - begin);
+        return;
+      }
+      for (size_t off = begin; off + p <= end; off += p)
+        std::memcpy(dst + off, pattern.data(), p);
+    };
+    if (singleThreaded || pool.numThreads() < 2 || n < kParallelCopyBytes || p == 0) {
+      fillRange(0, n);
+      return llvm::Error::success();
+    }
+    // Pieces hold whole patterns: the pattern is one element.
+    size_t pieces = 4 * pool.numThreads();
+    size_t step = llvm::divideCeil(n / p, pieces) * p;
+    return pool.parallelFor(static_cast<int64_t>(llvm::divideCeil(n, step)),
+                            [&](int64_t i) -> llvm::Error {
+                              size_t begin = static_cast<size_t>(i) * step;
+                              fillRange(begin, std::min(n, begin + step));
+                              return llvm::Error::success();
+                            });
+  }
+
   /// Integer register value normalized to `width` bits: sign-extended, i1
   /// as 0/1.
   static int64_t normalize(int64_t v, unsigned width) {
@@ -589,24 +653,17 @@ public:
         }
         break;
       }
-      case Command::Fill: {
-        uint8_t *dst = static_cast<uint8_t *>(ptrs[c.dst]);
-        size_t n = buffers[c.dst].bytes, p = c.pattern.size();
-        bool zero = llvm::all_of(c.pattern, [](uint8_t v) { return v == 0; });
-        if (zero) {
-          std::memset(dst, 0, n);
-        } else {
-          for (size_t off = 0; off + p <= n; off += p)
-            std::memcpy(dst + off, c.pattern.data(), p);
-        }
+      case Command::Fill:
+        if (llvm::Error e = parallelFill(static_cast<uint8_t *>(ptrs[c.dst]),
+                                         buffers[c.dst].bytes, c.pattern, pool))
+          return e;
         break;
-      }
       case Command::CopyWhole:
         if (ptrs[c.dst] != ptrs[c.src])
           std::memcpy(ptrs[c.dst], ptrs[c.src], buffers[c.dst].bytes);
         break;
       case Command::Copy:
-        if (llvm::Error e = runCopy(c.copy, ctx))
+        if (llvm::Error e = runCopy(c.copy, ctx, pool))
           return e;
         break;
       case Command::Scalar:
@@ -652,13 +709,11 @@ public:
 
   /// A slice copy, with its offsets from registers where they are dynamic
   /// (checked against the shapes: an error, not a write out of bounds).
-  llvm::Error runCopy(const CopyCommand &copy, RunContext &ctx) const {
+  llvm::Error runCopy(const CopyCommand &copy, RunContext &ctx, ThreadPool &pool) const {
     const uint8_t *src = static_cast<const uint8_t *>(ctx.pointers[copy.src]);
     uint8_t *dst = static_cast<uint8_t *>(ctx.pointers[copy.dst]);
-    if (copy.srcOffsetRegs.empty() && copy.dstOffsetRegs.empty()) {
-      stridedCopy(copy, src, dst);
-      return llvm::Error::success();
-    }
+    if (copy.srcOffsetRegs.empty() && copy.dstOffsetRegs.empty())
+      return parallelStridedCopy(copy, src, dst, pool);
     CopyCommand c = copy;
     auto resolve = [&](std::vector<int64_t> &offsets, const std::vector<int> &regs,
                        const std::vector<int64_t> &shape,
