@@ -341,22 +341,36 @@ public:
     }
   }
 
-  static void stridedCopy(const CopyCommand &c, const uint8_t *src, uint8_t *dst) {
-    size_t rank = c.sizes.size();
+  /// Copies the box `sizes` at `srcOffsets` of `c`'s source to `dstOffsets`
+  /// of its destination (c's own sizes and offsets unless given: a piece of
+  /// a split copy, or offsets resolved from registers). Allocation-free for
+  /// ranks up to 8, since copies run inside host loops.
+  static void stridedCopy(const CopyCommand &c, const uint8_t *src, uint8_t *dst,
+                          llvm::ArrayRef<int64_t> sizes = {},
+                          llvm::ArrayRef<int64_t> srcOffsets = {},
+                          llvm::ArrayRef<int64_t> dstOffsets = {}) {
+    if (sizes.empty())
+      sizes = c.sizes;
+    if (srcOffsets.empty())
+      srcOffsets = c.srcOffsets;
+    if (dstOffsets.empty())
+      dstOffsets = c.dstOffsets;
+    size_t rank = sizes.size();
     if (rank == 0) {
       std::memcpy(dst, src, c.eltBytes);
       return;
     }
     auto rowMajorStrides = [](const std::vector<int64_t> &shape) {
-      std::vector<int64_t> s(shape.size(), 1);
+      llvm::SmallVector<int64_t, 8> s(shape.size(), 1);
       for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
         s[i] = s[i + 1] * shape[i + 1];
       return s;
     };
-    std::vector<int64_t> ss = rowMajorStrides(c.srcShape), ds = rowMajorStrides(c.dstShape);
-    std::vector<int64_t> idx(rank, 0);
+    llvm::SmallVector<int64_t, 8> ss = rowMajorStrides(c.srcShape),
+                                  ds = rowMajorStrides(c.dstShape);
+    llvm::SmallVector<int64_t, 8> idx(rank, 0);
     int64_t total = 1;
-    for (int64_t s : c.sizes)
+    for (int64_t s : sizes)
       total *= s;
     if (total == 0)
       return;
@@ -366,21 +380,21 @@ public:
     size_t innerDims = 0;
     for (int d = static_cast<int>(rank) - 1;
          d >= 0 && c.srcStrides[d] == 1 && c.dstStrides[d] == 1; --d) {
-      inner *= c.sizes[d];
+      inner *= sizes[d];
       ++innerDims;
-      if (c.sizes[d] != c.srcShape[d] || c.sizes[d] != c.dstShape[d])
+      if (sizes[d] != c.srcShape[d] || sizes[d] != c.dstShape[d])
         break;
     }
     while (true) {
       int64_t so = 0, dof = 0;
       for (size_t d = 0; d < rank; ++d) {
-        so += (c.srcOffsets[d] + idx[d] * c.srcStrides[d]) * ss[d];
-        dof += (c.dstOffsets[d] + idx[d] * c.dstStrides[d]) * ds[d];
+        so += (srcOffsets[d] + idx[d] * c.srcStrides[d]) * ss[d];
+        dof += (dstOffsets[d] + idx[d] * c.dstStrides[d]) * ds[d];
       }
       std::memcpy(dst + dof * c.eltBytes, src + so * c.eltBytes, inner * c.eltBytes);
       int d = static_cast<int>(rank - innerDims) - 1;
       for (; d >= 0; --d) {
-        if (++idx[d] < c.sizes[d])
+        if (++idx[d] < sizes[d])
           break;
         idx[d] = 0;
       }
@@ -414,12 +428,14 @@ public:
     int64_t pieces = std::min<int64_t>(extent, 4 * static_cast<int64_t>(pool.numThreads()));
     int64_t step = llvm::divideCeil(extent, pieces);
     return pool.parallelFor(llvm::divideCeil(extent, step), [&](int64_t i) -> llvm::Error {
-      CopyCommand piece = c;
+      llvm::SmallVector<int64_t, 8> sizes(c.sizes.begin(), c.sizes.end()),
+          srcOffsets(c.srcOffsets.begin(), c.srcOffsets.end()),
+          dstOffsets(c.dstOffsets.begin(), c.dstOffsets.end());
       int64_t begin = i * step;
-      piece.sizes[d] = std::min(step, extent - begin);
-      piece.srcOffsets[d] += begin * c.srcStrides[d];
-      piece.dstOffsets[d] += begin * c.dstStrides[d];
-      stridedCopy(piece, src, dst);
+      sizes[d] = std::min(step, extent - begin);
+      srcOffsets[d] += begin * c.srcStrides[d];
+      dstOffsets[d] += begin * c.dstStrides[d];
+      stridedCopy(c, src, dst, sizes, srcOffsets, dstOffsets);
       return llvm::Error::success();
     });
   }
@@ -714,16 +730,18 @@ public:
     uint8_t *dst = static_cast<uint8_t *>(ctx.pointers[copy.dst]);
     if (copy.srcOffsetRegs.empty() && copy.dstOffsetRegs.empty())
       return parallelStridedCopy(copy, src, dst, pool);
-    CopyCommand c = copy;
-    auto resolve = [&](std::vector<int64_t> &offsets, const std::vector<int> &regs,
+    // Resolved offsets on the stack: this runs once per loop iteration.
+    llvm::SmallVector<int64_t, 8> srcOffsets(copy.srcOffsets.begin(), copy.srcOffsets.end()),
+        dstOffsets(copy.dstOffsets.begin(), copy.dstOffsets.end());
+    auto resolve = [&](llvm::MutableArrayRef<int64_t> offsets, const std::vector<int> &regs,
                        const std::vector<int64_t> &shape,
                        const std::vector<int64_t> &strides) -> llvm::Error {
       for (size_t d = 0; d < regs.size(); ++d) {
         if (regs[d] < 0)
           continue;
         offsets[d] = ctx.ints[regs[d]];
-        int64_t lastIndex = offsets[d] + (c.sizes[d] - 1) * strides[d];
-        if (c.sizes[d] > 0 && (offsets[d] < 0 || lastIndex >= shape[d]))
+        int64_t lastIndex = offsets[d] + (copy.sizes[d] - 1) * strides[d];
+        if (copy.sizes[d] > 0 && (offsets[d] < 0 || lastIndex >= shape[d]))
           return makeError(ErrorCode::RuntimeError,
                            "jitrun: error: slice offset " + llvm::Twine(offsets[d]) +
                                " out of bounds for dimension " + llvm::Twine(d) +
@@ -731,11 +749,11 @@ public:
       }
       return llvm::Error::success();
     };
-    if (llvm::Error e = resolve(c.srcOffsets, c.srcOffsetRegs, c.srcShape, c.srcStrides))
+    if (llvm::Error e = resolve(srcOffsets, copy.srcOffsetRegs, copy.srcShape, copy.srcStrides))
       return e;
-    if (llvm::Error e = resolve(c.dstOffsets, c.dstOffsetRegs, c.dstShape, c.dstStrides))
+    if (llvm::Error e = resolve(dstOffsets, copy.dstOffsetRegs, copy.dstShape, copy.dstStrides))
       return e;
-    stridedCopy(c, src, dst);
+    stridedCopy(copy, src, dst, copy.sizes, srcOffsets, dstOffsets);
     return llvm::Error::success();
   }
 
