@@ -137,7 +137,7 @@ struct LowerVectorsPass final
     hoistMaskedTransferPairs(fn);
     // 2a. With VNNI, i8 x i8 -> i32 register tiles become vpdpbusd.
     if (vnni && failed(apply([&](RewritePatternSet &p) {
-          populateVnniContractionPatterns(p, /*vectorBits=*/512);
+          populateVnniContractionPatterns(p);
         })))
       return signalPassFailure();
     // 2. Contractions to outer products and FMAs; reductions and masks.

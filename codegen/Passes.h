@@ -70,10 +70,9 @@ namespace math = mlir::math;
 
 /// Steps 1-7: a module of dispatch functions (tensor form) to vectorized,
 /// bufferized kernels with the workgroup and stack attributes set.
-/// Patterns turning i8 x i8 -> i32 vector contractions into VNNI dot
-/// products for `vectorBits`-wide registers (VnniContraction.cpp).
-void populateVnniContractionPatterns(mlir::RewritePatternSet &patterns,
-                                     unsigned vectorBits);
+/// Patterns turning i8 x i8 -> i32 vector contractions into AVX-512 VNNI
+/// dot products on 512-bit registers (VnniContraction.cpp).
+void populateVnniContractionPatterns(mlir::RewritePatternSet &patterns);
 
 void buildKernelPipeline(mlir::OpPassManager &pm, const CodegenOptions &options);
 

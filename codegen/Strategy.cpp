@@ -332,13 +332,12 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
   if (linalg::isaContractionOpInterface(op)) {
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
     if (succeeded(dims)) {
-      // i8 x i8 -> i32 with VNNI: the innermost k by 8 (or 4), the groups
-      // of four bytes vpdpbusd sums per lane.
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       for (unsigned k : dims->k)
         sizes[k] = 1;
+      // i8 x i8 -> i32 with VNNI: the innermost k by a multiple of four
+      // (vnniReductionTile), the groups of four bytes vpdpbusd sums per lane.
       if (opts.vnni && isInt8Contraction(op) && !dims->k.empty()) {
-        int64_t kRange = ranges[dims->k.back()];
+        int64_t kRange = op.getStaticLoopRanges()[dims->k.back()];
         if (!ShapedType::isDynamic(kRange))
           sizes[dims->k.back()] = vnniReductionTile(kRange);
       }

@@ -74,8 +74,9 @@ struct UnmaskInt8Contraction final : OpRewritePattern<vector::MaskOp> {
 };
 
 struct ContractToVnni final : OpRewritePattern<vector::ContractionOp> {
-  ContractToVnni(MLIRContext *ctx, unsigned lanes)
-      : OpRewritePattern(ctx, /*benefit=*/2), lanes(lanes) {}
+  /// 512-bit registers: 16 i32 lanes, 64 bytes.
+  static constexpr int64_t lanes = 16;
+  ContractToVnni(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
 
   LogicalResult matchAndRewrite(vector::ContractionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -130,10 +131,9 @@ struct ContractToVnni final : OpRewritePattern<vector::ContractionOp> {
 
     Location loc = op.getLoc();
     Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
-    auto laneType = VectorType::get({static_cast<int64_t>(lanes)}, i32);
-    auto bytesType = VectorType::get({static_cast<int64_t>(lanes) * 4}, i8);
-    StringAttr dpbusd = rewriter.getStringAttr(
-        lanes == 16 ? "llvm.x86.avx512.vpdpbusd.512" : "llvm.x86.avx512.vpdpbusd.256");
+    auto laneType = VectorType::get({lanes}, i32);
+    auto bytesType = VectorType::get({lanes * 4}, i8);
+    StringAttr dpbusd = rewriter.getStringAttr("llvm.x86.avx512.vpdpbusd.512");
     auto dot = [&](Value acc, Value u8, Value s8) -> Value {
       return LLVM::CallIntrinsicOp::create(rewriter, loc, laneType, dpbusd,
                                            ValueRange{acc, u8, s8})
@@ -155,11 +155,11 @@ struct ContractToVnni final : OpRewritePattern<vector::ContractionOp> {
         rewriter, loc, DenseElementsAttr::get(laneType, rewriter.getI32IntegerAttr(0)));
 
     // Interleave: lane j of group g holds rhs[4g + t][j] for t = 0..3.
-    auto halfType = VectorType::get({2 * static_cast<int64_t>(lanes)}, i8);
+    auto halfType = VectorType::get({2 * lanes}, i8);
     SmallVector<int64_t> catMask, vnniMask;
-    for (int64_t i = 0; i < 2 * static_cast<int64_t>(lanes); ++i)
+    for (int64_t i = 0; i < 2 * lanes; ++i)
       catMask.push_back(i);
-    for (int64_t j = 0; j < static_cast<int64_t>(lanes); ++j)
+    for (int64_t j = 0; j < lanes; ++j)
       for (int64_t t = 0; t < 4; ++t)
         vnniMask.push_back(t * lanes + j);
     SmallVector<Value> rhsRows;
@@ -203,14 +203,12 @@ struct ContractToVnni final : OpRewritePattern<vector::ContractionOp> {
     rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(op, accType, result);
     return success();
   }
-
-  unsigned lanes;
 };
 
 } // namespace
 
-void populateVnniContractionPatterns(RewritePatternSet &patterns, unsigned vectorBits) {
-  patterns.add<ContractToVnni>(patterns.getContext(), vectorBits / 32);
+void populateVnniContractionPatterns(RewritePatternSet &patterns) {
+  patterns.add<ContractToVnni>(patterns.getContext());
   patterns.add<UnmaskInt8Contraction>(patterns.getContext());
 }
 
