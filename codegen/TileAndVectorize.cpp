@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/Dominance.h"
@@ -123,6 +124,27 @@ static void tileReductions(RewriterBase &rewriter, func::FuncOp fn,
     if (failed(result))
       continue;
     rewriter.replaceOp(op, result->replacements);
+  }
+}
+
+/// Splits every tile loop whose step does not divide its range into a loop
+/// of full tiles and one partial iteration, outer loops first (the partial
+/// copies of an outer loop are peeled in their turn). Full tiles get static
+/// shapes and vectorize without masks; only the edge tiles are masked. A
+/// 4225 x 72 matmul with 8 x 32 vector tiles would otherwise run masked code
+/// in every tile, because each tile's size is an affine.min of its offset.
+static void peelPartialTiles(RewriterBase &rewriter, func::FuncOp fn) {
+  SmallVector<scf::ForOp> worklist;
+  fn.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) { worklist.push_back(loop); });
+  for (size_t i = 0; i < worklist.size(); ++i) {
+    scf::ForOp partial;
+    rewriter.setInsertionPoint(worklist[i]);
+    if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, worklist[i], partial)))
+      continue;
+    partial->walk<WalkOrder::PreOrder>([&](scf::ForOp inner) {
+      if (inner != partial)
+        worklist.push_back(inner);
+    });
   }
 }
 
@@ -311,10 +333,15 @@ struct TileAndVectorizePass final
                                "workgroup of scalar loops";
       }
     }
-    // 5. Reduction loops.
+    // 5. Full tiles apart from edge tiles, then reduction loops.
+    peelPartialTiles(rewriter, fn);
     tileReductions(rewriter, fn, opts);
     {
       RewritePatternSet patterns(ctx);
+      // Full tiles' slices become static and their ops take static shapes.
+      ctx->getOrLoadDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(patterns);
+      ctx->getOrLoadDialect<tensor::TensorDialect>()->getCanonicalizationPatterns(patterns);
+      tensor::CastOp::getCanonicalizationPatterns(patterns, ctx);
       linalg::populateDecomposeConvolutionPatterns(patterns);
       scf::ForOp::getCanonicalizationPatterns(patterns, ctx);
       tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
@@ -333,6 +360,13 @@ struct TileAndVectorizePass final
         // Contractions are vectorized as vector.contract on their operands
         // read as they are laid out: (k, n) of a matmul is no transpose.
         vectorSizes = *ub;
+        // An edge tile left by peeling is bounded by one less than the tile
+        // (31 of 32): masked at the tile's own power-of-two width, it
+        // keeps whole registers.
+        SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+        for (auto [size, range] : llvm::zip(vectorSizes, ranges))
+          if (ShapedType::isDynamic(range))
+            size = static_cast<int64_t>(llvm::PowerOf2Ceil(size));
       } else {
         ++numScalar;
         continue;

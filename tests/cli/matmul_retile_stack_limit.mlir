@@ -7,12 +7,14 @@
 // epilogue reads it).
 //
 // No limit that matters is exceeded with the defaults: at tile scale 1 the
-// tile is 8 x 32 f32 = 1024 bytes, far below the default 32768 (no matmul
+// tile is 8 x 32 f32 = 1024 bytes, and the N edge (80 = 2 x 32 + 16), peeled
+// off the full tiles, has its own buffer bounded by 8 x 31 f32 = 992 bytes:
+// 2016 in all, far below the default 32768 (no matmul
 // tile of the current tile policy comes near 32 KiB; the stack temporaries
 // are vector-register tiles). So the retiling is exercised with smaller
 // limits that the scale-1 tiles exceed:
-//   limit 512: scale 1 (1024 bytes) fails, scale 2 (4 x 16, 256 bytes) fits;
-//   limit 128: scale 4 (2 x 8, 64 bytes) fits;
+//   limit 512: scale 1 (2016 bytes) fails, scale 2 (4 x 16 and its edge, 496 bytes) fits;
+//   limit 128: scale 4 (2 x 8 and its edge, 128 bytes) fits;
 //   limit 16:  scale 8 (1 x 4, 16 bytes) fits;
 //   limit 15:  even scale 8 exceeds it: an error, exit code 1; with
 //              --fail-on-out-of-bounds-stack-allocation=false only a warning,
@@ -37,8 +39,8 @@
 // WARN:      warning: exceeded stack allocation limit of 15 bytes for dispatch 'main_dispatch_0': got 16 bytes
 // CHECK:     result[0]: matches the expected output
 // CHECK:     "dispatches": 1,
-// At scale 1 the kernel takes 1024 bytes (<= the default 32768 limit).
-// DEFAULT-SAME:  "stack_bytes_max": 1024,
+// At scale 1 the kernel takes 1024 + 992 bytes (<= the default 32768 limit).
+// DEFAULT-SAME:  "stack_bytes_max": 2016,
 // Retiled to fit: <= 512, <= 128, <= 16 bytes.
 // LIMIT512-SAME: "stack_bytes_max": {{([0-9]|[1-9][0-9]|[1-4][0-9][0-9]|50[0-9]|51[0-2])}},
 // LIMIT128-SAME: "stack_bytes_max": {{([0-9]|[1-9][0-9]|1[01][0-9]|12[0-8])}},

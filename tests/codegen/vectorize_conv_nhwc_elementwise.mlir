@@ -9,9 +9,11 @@
 //   each step of the input-channel loop is 192 llvm.intr.fmuladd on
 //   vector<16xf32> (3 filter columns x 8 input channels x 8 pixels), all
 //   loads vector loads;
-// - the elementwise op: rows of 32 elements (2 x 16 lanes), masked at the
-//   80-wide edge, arith ops on vector<1x32xf32>, then llvm.fmul, llvm.fadd,
-//   llvm.intr.maximum on vector<32xf32> between masked loads and stores.
+// - the elementwise op: rows of 32 elements (2 x 16 lanes) and, the column
+//   loop being peeled, a static 16-lane edge (80 = 2 x 32 + 16), no masks;
+//   arith ops on vector<1x32xf32>, then llvm.fmul, llvm.fadd,
+//   llvm.intr.maximum on vector<32xf32> (and vector<16xf32> at the edge)
+//   between plain loads and stores.
 //
 // No linalg op or scalar tensor.extract is left after vectorization, and no
 // scalar f32 load or f32 / vector<1xf32> arithmetic in the LLVM dialect.
@@ -84,31 +86,52 @@ func.func private @conv_nhwc_dispatch(%x: tensor<1x18x18x32xf32>, %w: tensor<3x3
 
 // CHECK-LABEL: func.func private @mul_bias_relu_dispatch(
 // CHECK-SAME:      %[[A:[a-z0-9]+]]: memref<64x80xf32>{{[^,]*}}, %[[B:[a-z0-9]+]]: memref<64x80xf32>{{[^,]*}}, %[[BIAS:[a-z0-9]+]]: memref<80xf32>{{[^,]*}}, %{{[a-z0-9]+}}: memref<64x80xf32>{{[^,]*}}, %{{[a-z0-9]+}}: index)
+// 80 = 2 x 32 + 16: the column loop is peeled, full tiles of 32 lanes and
+// a static 16-lane edge, neither masked.
+// CHECK:         %[[ZERO16:.*]] = arith.constant dense<0.000000e+00> : vector<1x16xf32>
 // CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<1x32xf32>
 // CHECK:         %[[TA:.*]] = bufferization.to_tensor %[[A]]
 // CHECK:         %[[TB:.*]] = bufferization.to_tensor %[[B]]
 // CHECK:         %[[TBIAS:.*]] = bufferization.to_tensor %[[BIAS]]
 // CHECK:         scf.for %[[I:[a-z0-9]+]] = %c0 to %c64 step %c1
-// CHECK:           scf.for %[[J:[a-z0-9]+]] = %c0 to %c80 step %c32
-// CHECK:             %[[M:.*]] = vector.create_mask %c1, %{{.*}} : vector<1x32xi1>
-// CHECK:             %[[X:.*]] = vector.mask %[[M]] { vector.transfer_read %[[TA]][%[[I]], %[[J]]], %{{.*}} : tensor<64x80xf32>, vector<1x32xf32> }
-// CHECK:             %[[Y:.*]] = vector.mask %[[M]] { vector.transfer_read %[[TB]][%[[I]], %[[J]]], %{{.*}} : tensor<64x80xf32>, vector<1x32xf32> }
-// CHECK:             %[[Z:.*]] = vector.mask %{{.*}} { vector.transfer_read %[[TBIAS]][%[[J]]], %{{.*}} : tensor<80xf32>, vector<1x32xf32> }
+// CHECK:           scf.for %[[J:[a-z0-9]+]] = %c0 to %c64 step %c32
+// CHECK-NOT:         vector.mask
+// CHECK:             %[[X:.*]] = vector.transfer_read %[[TA]][%[[I]], %[[J]]], %{{.*}} : tensor<64x80xf32>, vector<1x32xf32>
+// CHECK:             %[[Y:.*]] = vector.transfer_read %[[TB]][%[[I]], %[[J]]], %{{.*}} : tensor<64x80xf32>, vector<1x32xf32>
+// CHECK:             %[[Z:.*]] = vector.transfer_read %[[TBIAS]][%[[J]]], %{{.*}} : tensor<80xf32>, vector<1x32xf32>
 // CHECK:             %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : vector<1x32xf32>
 // CHECK:             %[[S:.*]] = arith.addf %[[P]], %[[Z]] : vector<1x32xf32>
 // CHECK:             %[[R:.*]] = arith.maximumf %[[S]], %[[ZERO]] : vector<1x32xf32>
-// CHECK:             vector.mask %[[M]] { vector.transfer_write %[[R]], %{{.*}} : vector<1x32xf32>, tensor<1x?xf32> }
+// CHECK:             vector.transfer_write %[[R]], %{{.*}} : vector<1x32xf32>, tensor<1x32xf32>
+// CHECK-NOT:         vector.mask
+// CHECK:           %[[X16:.*]] = vector.transfer_read %[[TA]][%[[I]], %c64], %{{.*}} : tensor<64x80xf32>, vector<1x16xf32>
+// CHECK:           %[[Y16:.*]] = vector.transfer_read %[[TB]][%[[I]], %c64], %{{.*}} : tensor<64x80xf32>, vector<1x16xf32>
+// CHECK:           %[[Z16:.*]] = vector.transfer_read %[[TBIAS]][%c64], %{{.*}} : tensor<80xf32>, vector<1x16xf32>
+// CHECK:           %[[P16:.*]] = arith.mulf %[[X16]], %[[Y16]] : vector<1x16xf32>
+// CHECK:           %[[S16:.*]] = arith.addf %[[P16]], %[[Z16]] : vector<1x16xf32>
+// CHECK:           %[[R16:.*]] = arith.maximumf %[[S16]], %[[ZERO16]] : vector<1x16xf32>
+// CHECK:           vector.transfer_write %[[R16]], %{{.*}} : vector<1x16xf32>, tensor<1x16xf32>
+// CHECK-NOT:     vector.mask
 // CHECK:         return
 
 // LLVM-LABEL: llvm.func @mul_bias_relu_dispatch(
 // LLVM-SAME:      jitrun.stack_bytes = 0 : i64
-// LLVM:          %[[X:[0-9]+]] = llvm.intr.masked.load %{{.*}} -> vector<32xf32>
-// LLVM:          %[[Y:[0-9]+]] = llvm.intr.masked.load %{{.*}} -> vector<32xf32>
-// LLVM:          %[[Z:[0-9]+]] = llvm.intr.masked.load %{{.*}} -> vector<32xf32>
+// LLVM-NOT:      llvm.intr.masked
+// LLVM:          %[[X:[0-9]+]] = llvm.load %{{.*}} -> vector<32xf32>
+// LLVM:          %[[Y:[0-9]+]] = llvm.load %{{.*}} -> vector<32xf32>
+// LLVM:          %[[Z:[0-9]+]] = llvm.load %{{.*}} -> vector<32xf32>
 // LLVM:          %[[P:[0-9]+]] = llvm.fmul %[[X]], %[[Y]] : vector<32xf32>
 // LLVM:          %[[S:[0-9]+]] = llvm.fadd %[[P]], %[[Z]] : vector<32xf32>
 // LLVM:          %[[R:[0-9]+]] = llvm.intr.maximum(%[[S]], %{{[0-9]+}}) : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
-// LLVM:          llvm.intr.masked.store %[[R]], %{{[0-9]+}}, %{{[0-9]+}} {alignment = 4 : i32} : vector<32xf32>, vector<32xi1> into !llvm.ptr
+// LLVM:          llvm.store %[[R]], %{{[0-9]+}} {alignment = 4 : i64} : vector<32xf32>, !llvm.ptr
+// LLVM:          %[[X16:[0-9]+]] = llvm.load %{{.*}} -> vector<16xf32>
+// LLVM:          %[[Y16:[0-9]+]] = llvm.load %{{.*}} -> vector<16xf32>
+// LLVM:          %[[P16:[0-9]+]] = llvm.fmul %[[X16]], %[[Y16]] : vector<16xf32>
+// The edge's bias columns do not depend on the row: loaded before the loop.
+// LLVM:          %[[S16:[0-9]+]] = llvm.fadd %[[P16]], %{{[0-9]+}} : vector<16xf32>
+// LLVM:          %[[R16:[0-9]+]] = llvm.intr.maximum(%[[S16]], %{{[0-9]+}}) : (vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// LLVM:          llvm.store %[[R16]], %{{[0-9]+}} {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
+// LLVM-NOT:      llvm.intr.masked
 // LLVM:          llvm.return
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
