@@ -38,9 +38,9 @@ struct TileSizes {
 TileSizes selectTileSizes(mlir::TilingInterface root, const TileSizeOptions &opts);
 
 /// Tile sizes for the reduction loops of `op` (parallel loops get 0): K of a
-/// contraction by 1, a convolution's first filter loop by 1 (so it decomposes
-/// to 1-D) and its input channels by a few, a reduction's inner loop by the
-/// vector width.
+/// contraction by 1, a convolution's filter taps and input channels by 1
+/// (four or more under VNNI; a depthwise one keeps its last filter loop whole
+/// and decomposes to 1-D), a reduction's inner loop by the vector width.
 llvm::SmallVector<int64_t> selectReductionTileSizes(mlir::linalg::LinalgOp op,
                                                     const TileSizeOptions &opts);
 

@@ -3,12 +3,14 @@
 // vectorized by jitrun-codegen-tile-and-vectorize with the default AVX-512
 // width, and stay vector code through the whole jitrun-codegen-pipeline:
 //
-// - the convolution: the filter rows are tiled to 1 and the op decomposed to
-//   1-D convolutions, vectorized as vector.contract of 8 output pixels x 8
-//   input channels by 8 input channels x 16 output channels; in LLVM dialect
-//   each step of the input-channel loop is 192 llvm.intr.fmuladd on
-//   vector<16xf32> (3 filter columns x 8 input channels x 8 pixels), all
-//   loads vector loads;
+// - the convolution: filter rows, filter columns and input channels are
+//   tiled to 1 (the op decomposes to 1-D convolutions of one tap), each step
+//   a vector.contract of 8 output pixels x 1 input channel by 1 input channel
+//   x 16 output channels: an outer product, the register kernel of a matmul.
+//   In LLVM dialect each step of the innermost loop is 8 llvm.intr.fmuladd
+//   on vector<16xf32> (one per pixel, its input broadcast) fed by one vector
+//   load of the filter, with the 8 accumulators carried in registers through
+//   the three reduction loops;
 // - the elementwise op: rows of 32 elements (2 x 16 lanes) and, the column
 //   loop being peeled, a static 16-lane edge (80 = 2 x 32 + 16), no masks;
 //   arith ops on vector<1x32xf32>, then llvm.fmul, llvm.fadd,
@@ -34,18 +36,17 @@
 // 16 output channels at a time.
 // CHECK:           scf.for %[[OC:[a-z0-9]+]] = %c0 to %c64 step %c16
 // CHECK:             vector.transfer_write %[[ZERO]], %{{.*}} : vector<1x1x8x16xf32>, tensor<1x1x8x16xf32>
-// Filter rows, then input channels 8 at a time.
+// Filter rows, filter columns, input channels, one at a time.
 // CHECK:             scf.for %[[KH:[a-z0-9]+]] = %c0 to %c3 step %c1
-// CHECK:               scf.for %[[IC:[a-z0-9]+]] = %c0 to %c32 step %c8
-// 10 input pixels (8 outputs and 2 more for the filter columns).
-// CHECK:                 %[[X:.*]] = vector.transfer_read %{{.*}}[%c0, %{{.*}}, %{{.*}}, %[[IC]]], %{{.*}} : tensor<1x18x18x32xf32>, vector<1x10x8xf32>
-// CHECK:                 %[[W:.*]] = vector.transfer_read %{{.*}}[%[[KH]], %c0, %[[IC]], %[[OC]]], %{{.*}} : tensor<3x3x32x64xf32>, vector<3x8x16xf32>
-// CHECK:                 vector.transfer_read %{{.*}} : tensor<1x1x8x16xf32>, vector<1x8x16xf32>
-// One window per filter column.
-// CHECK-COUNT-3:         vector.extract_strided_slice %[[X]] {{.*}} : vector<1x10x8xf32> to vector<1x8x8xf32>
-// CHECK-COUNT-3:         vector.extract %[[W]][{{[0-2]}}] : vector<8x16xf32> from vector<3x8x16xf32>
-// CHECK-COUNT-3:         vector.contract {{.*}} : vector<1x8x8xf32>, vector<8x16xf32> into vector<1x8x16xf32>
-// CHECK:                 vector.transfer_write %{{.*}} : vector<1x8x16xf32>, tensor<1x1x8x16xf32>
+// CHECK:               scf.for %[[KW:[a-z0-9]+]] = %c0 to %c3 step %c1
+// CHECK:                 scf.for %[[IC:[a-z0-9]+]] = %c0 to %c32 step %c1
+// 8 input pixels of one channel, one filter row of 16 output channels.
+// CHECK:                   %[[X:.*]] = vector.transfer_read %{{.*}}[%c0, %{{.*}}, %{{.*}}, %[[IC]]], %{{.*}} : tensor<1x18x18x32xf32>, vector<1x8x1xf32>
+// CHECK:                   %[[W:.*]] = vector.transfer_read %{{.*}}[%[[KH]], %[[KW]], %[[IC]], %[[OC]]], %{{.*}} : tensor<3x3x32x64xf32>, vector<1x1x16xf32>
+// CHECK:                   vector.transfer_read %{{.*}} : tensor<1x1x8x16xf32>, vector<1x8x16xf32>
+// CHECK:                   %[[W1:.*]] = vector.extract %[[W]][0] : vector<1x16xf32> from vector<1x1x16xf32>
+// CHECK:                   vector.contract {{.*}} %[[X]], %[[W1]], %{{.*}} : vector<1x8x1xf32>, vector<1x16xf32> into vector<1x8x16xf32>
+// CHECK:                   vector.transfer_write %{{.*}} : vector<1x8x16xf32>, tensor<1x1x8x16xf32>
 // CHECK:           scf.forall.in_parallel
 // CHECK:         return
 
@@ -55,21 +56,24 @@
 // The fill: 8 rows of 16 output channels.
 // LLVM-COUNT-8:  llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
 // The accumulators: 8 rows of 16 channels, loaded once and carried in
-// registers through the filter-row loop and the input-channel loop in it.
+// registers through the filter-row, filter-column and input-channel loops.
 // LLVM-COUNT-8:  llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+// LLVM:        ^bb{{[0-9]+}}(%{{[0-9]+}}: i64, %{{[0-9]+}}: !llvm.array<8 x vector<16xf32>>):
 // LLVM:        ^bb{{[0-9]+}}(%{{[0-9]+}}: i64, %{{[0-9]+}}: !llvm.array<8 x vector<16xf32>>):
 // LLVM:        ^bb[[HEAD:[0-9]+]](%{{[0-9]+}}: i64, %{{[0-9]+}}: !llvm.array<8 x vector<16xf32>>):
 // LLVM-NEXT:     llvm.icmp "slt"
 // LLVM-NEXT:     llvm.cond_br %{{[0-9]+}}, ^bb[[BODY:[0-9]+]], ^bb{{[0-9]+}}
 // LLVM:        ^bb[[BODY]]:
-// 10 input pixels x 8 channels and the filter rows of 16 channels; no
+// 8 input pixels of one channel and one filter row of 16 channels; no
 // accumulator traffic in the loop.
-// LLVM-COUNT-10: llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> vector<8xf32>
-// LLVM-NOT:      llvm.store
-// LLVM-COUNT-192: llvm.intr.fmuladd(%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
-// LLVM-NOT:      {{llvm.store|llvm.load}}
+// LLVM-COUNT-8:  llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> vector<1xf32>
+// LLVM-NOT:      {{llvm.store|\^bb}}
+// LLVM:          llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+// LLVM-NOT:      {{llvm.store|llvm.load|\^bb}}
+// LLVM-COUNT-8:  llvm.intr.fmuladd(%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// LLVM-NOT:      {{llvm.store|llvm.load|\^bb}}
 // LLVM:          llvm.br ^bb[[HEAD]](
-// The accumulators are stored once, after both loops.
+// The accumulators are stored once, after the three loops.
 // LLVM-COUNT-8:  llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
 // LLVM:          llvm.return
 

@@ -2,10 +2,10 @@
 // register tiles into AVX-512 VNNI dot products (VnniContraction.cpp), and
 // that without it (the default, and every AVX2 or non-VNNI host) none appear.
 //
-// - NHWC convolution, 32 input channels: the channel loop is tiled by 16
-//   (groups of four for vpdpbusd), and each of the 3 filter columns gives
-//   8 pixels x 4 groups dot products plus 4 for the excess 128 * sum(w) of
-//   the unsigned shift: 108 vpdpbusd in the loop body; each pixel's sum is
+// - NHWC convolution, 32 input channels: the filter taps are tiled by 1 and
+//   the channel loop by 16 (groups of four for vpdpbusd), giving 8 pixels x
+//   4 groups dot products plus 4 for the excess 128 * sum(w) of the
+//   unsigned shift: 36 vpdpbusd in the loop body; each pixel's sum is
 //   corrected by one subtract, and each broadcast word of the input is made
 //   unsigned by an xor with 0x80 bytes.
 // - matmul 64x128 * 128x96: register tiles of 16 rows x 16 lanes, k tiled
@@ -22,7 +22,7 @@
 // CHECK-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{[0-9]+}}, %[[SIGN]], %{{[0-9]+}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
 // CHECK:         %[[U:[0-9]+]] = llvm.xor %{{[0-9]+}}, %[[SIGN]] : vector<64xi8>
 // CHECK-NEXT:    llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{[0-9]+}}, %[[U]], %{{[0-9]+}})
-// CHECK-COUNT-103: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-COUNT-31: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK-NOT:     llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK:         llvm.return
 
