@@ -197,6 +197,9 @@ struct Command {
   // Fill / CopyWhole
   int dst = -1, src = -1;
   std::vector<uint8_t> pattern;
+  // Fill: the buffer's shape, and the box that the next command (a pad's
+  // slice copy) overwrites, which the fill skips (holeSizes empty: none).
+  std::vector<int64_t> shape, holeOffsets, holeSizes;
   // Copy
   CopyCommand copy;
   // Scalar: reg = op(a, b, c) at `width` bits (the result's; the operands'
@@ -440,6 +443,51 @@ public:
     });
   }
 
+  /// Fills the elements of `c`'s buffer outside its hole, the box the next
+  /// command copies into (a tensor.pad: only the border is written, once).
+  /// Runs of the innermost dimension the hole does not cover whole are
+  /// filled whole outside the hole and split around it inside.
+  static void fillOutsideHole(const Command &c, uint8_t *dst) {
+    size_t rank = c.shape.size(), eb = c.pattern.size();
+    int k = static_cast<int>(rank) - 1; // innermost dimension the hole splits
+    int64_t inner = 1;
+    while (k >= 0 && c.holeOffsets[k] == 0 && c.holeSizes[k] == c.shape[k])
+      inner *= c.shape[k--];
+    if (k < 0)
+      return; // the copy covers the whole buffer
+    auto fillElems = [&](int64_t at, int64_t n) {
+      uint8_t *p = dst + at * eb;
+      if (llvm::all_of(c.pattern, [](uint8_t v) { return v == 0; })) {
+        std::memset(p, 0, n * eb);
+        return;
+      }
+      for (int64_t i = 0; i < n; ++i)
+        std::memcpy(p + i * eb, c.pattern.data(), eb);
+    };
+    int64_t run = c.shape[k] * inner;
+    int64_t lo = c.holeOffsets[k] * inner, hi = (c.holeOffsets[k] + c.holeSizes[k]) * inner;
+    llvm::SmallVector<int64_t, 8> idx(k, 0);
+    for (int64_t at = 0;; at += run) {
+      bool inside = true;
+      for (int d = 0; d < k; ++d)
+        inside &= idx[d] >= c.holeOffsets[d] && idx[d] < c.holeOffsets[d] + c.holeSizes[d];
+      if (inside) {
+        fillElems(at, lo);
+        fillElems(at + hi, run - hi);
+      } else {
+        fillElems(at, run);
+      }
+      int d = k - 1;
+      for (; d >= 0; --d) {
+        if (++idx[d] < c.shape[d])
+          break;
+        idx[d] = 0;
+      }
+      if (d < 0)
+        break;
+    }
+  }
+
   /// Fills `n` bytes at `dst` with repetitions of `pattern`, split over the
   /// pool when large.
   llvm::Error parallelFill(uint8_t *dst, size_t n, llvm::ArrayRef<uint8_t> pattern,
@@ -670,6 +718,10 @@ public:
         break;
       }
       case Command::Fill:
+        if (!c.holeSizes.empty()) {
+          fillOutsideHole(c, static_cast<uint8_t *>(ptrs[c.dst]));
+          break;
+        }
         if (llvm::Error e = parallelFill(static_cast<uint8_t *>(ptrs[c.dst]),
                                          buffers[c.dst].bytes, c.pattern, pool))
           return e;
@@ -1560,6 +1612,7 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
       }
       c.dst = newIntermediate(fill.getResult(0));
       bufferOf[fill.getResult(0)] = c.dst;
+      c.shape.assign(spec->shape.begin(), spec->shape.end());
       c.name = "fill:" + spec->str();
       c.op = "linalg.fill";
       p.commands.push_back(std::move(c));
@@ -1630,6 +1683,16 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
         cc.srcOffsets = zeros;
         cc.srcStrides = ones;
         cc.srcShape = cc.sizes;
+      }
+      // A pad: a fill of this buffer right before a copy into a box of it.
+      // The fill writes only the border; the copy writes the box.
+      Command *prev = p.commands.empty() ? nullptr : &p.commands.back();
+      if (!sliceIsSource && prev && prev->kind == Command::Fill && prev->dst == cc.dst &&
+          offsetRegs.empty() && prev->shape.size() == cc.sizes.size() &&
+          llvm::all_of(cc.dstStrides, [](int64_t s) { return s == 1; })) {
+        prev->holeOffsets = cc.dstOffsets;
+        prev->holeSizes = cc.sizes;
+        prev->name += ":border";
       }
       p.commands.push_back(std::move(c));
       ++stats.copies;
@@ -1857,9 +1920,16 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
         c.bytes += static_cast<int64_t>(p.buffers[b].bytes);
       break;
     }
-    case Command::Fill:
+    case Command::Fill: {
       c.bytes = static_cast<int64_t>(p.buffers[c.dst].bytes);
+      if (!c.holeSizes.empty()) {
+        int64_t hole = static_cast<int64_t>(c.pattern.size());
+        for (int64_t d : c.holeSizes)
+          hole *= d;
+        c.bytes -= hole;
+      }
       break;
+    }
     case Command::CopyWhole:
       c.bytes = 2 * static_cast<int64_t>(p.buffers[c.dst].bytes);
       break;

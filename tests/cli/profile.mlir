@@ -16,7 +16,8 @@
 // Without --benchmark: one timed run after the normal one.
 // RUN: %jitrun %s --input=128x256xf32 --input=256x128xf32 --output=@%t.mm1.npy --profile | FileCheck %s --check-prefix=ONE
 //
-// A bundled model: a fill and a copy (the padding), then four dispatches.
+// A bundled model: a fill of the border and a copy (the padding), then four
+// dispatches.
 // RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --profile --benchmark=3 \
 // RUN:   --dump-statistics=json --dump-statistics-file=%t.cnn.json > %t.cnn.txt
 // RUN: FileCheck %s --check-prefix=CNN < %t.cnn.txt
@@ -52,7 +53,7 @@
 // % of peak, and the peak it is measured against (flops or bw).
 // CNN:      profile: host peak
 // CNN-NEXT: profile: name op ms share GFLOP/s GB/s %peak bound{{$}}
-// CNN-NEXT: profile: fill:1x34x34x3xf32 linalg.fill {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} - {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} bw{{$}}
+// CNN-NEXT: profile: fill:1x34x34x3xf32:border linalg.fill {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} - {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} bw{{$}}
 // CNN-NEXT: profile: copy:1x32x32x3xf32->1x34x34x3xf32 tensor.insert_slice {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} - {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} bw{{$}}
 // CNN-NEXT: profile: main_dispatch_0 linalg.conv_2d_nhwc_hwcf {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}}{{$}}
 // CNN-NEXT: profile: main_dispatch_1 linalg.pooling_nhwc_max {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}}{{$}}
