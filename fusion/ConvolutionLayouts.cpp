@@ -5,7 +5,8 @@
 // vectorizes the HWCF and HWC forms. Filters are transposed to HWCF (a
 // transpose of a constant filter is folded at compile time by elementwise
 // fusion), and depthwise convolutions with a channel multiplier of 1 drop the
-// multiplier dimension (upstream's simplify-depthwise-conv patterns).
+// multiplier dimension (upstream's simplify-depthwise-conv patterns). A 1x1
+// NCHW convolution of one image becomes a matmul over the flattened image.
 //
 //===----------------------------------------------------------------------===//
 
@@ -127,6 +128,65 @@ struct QuantizedConvToPlain : public OpRewritePattern<QOp> {
   }
 };
 
+/// A 1x1 NCHW convolution of one image is a matmul: out[f, hw] = sum_c
+/// w[f, c] x[c, hw] over the collapsed image. As a linalg.batch_matmul of
+/// one it gets the
+/// contraction strategy (8 output channels x 32 pixels of the flattened
+/// image per register tile, edges peeled), where the convolution's vector
+/// lanes ran along one image row: 7 or 14 pixels wide in late ResNet
+/// stages. The result is expanded back; reshape propagation moves the
+/// expand_shape past the elementwise consumers so that they join the
+/// matmul's dispatch.
+struct Conv1x1NchwToMatmul : public OpRewritePattern<linalg::Conv2DNchwFchwOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    auto xType = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
+    auto wType = dyn_cast<RankedTensorType>(op.getInputs()[1].getType());
+    auto outType = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+    if (!xType || !wType || !outType || !xType.hasStaticShape() ||
+        !wType.hasStaticShape() || !outType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    if (xType.getDimSize(0) != 1 || wType.getDimSize(2) != 1 || wType.getDimSize(3) != 1 ||
+        !llvm::all_of(op.getStrides().getValues<int64_t>(), [](int64_t v) { return v == 1; }))
+      return rewriter.notifyMatchFailure(op, "needs one image, a 1x1 filter, stride 1");
+    if (xType.getDimSize(2) != outType.getDimSize(2) ||
+        xType.getDimSize(3) != outType.getDimSize(3))
+      return rewriter.notifyMatchFailure(op, "input and output images differ");
+    Location loc = op.getLoc();
+    // A batch of one: the elementwise consumers (batch norm, relu) keep the
+    // unit batch dimension when reshape propagation collapses them (their
+    // per-channel operands stop it from merging into the channels), so the
+    // result must have it too to reach them without a reshape.
+    SmallVector<ReassociationIndices> image = {{0}, {1}, {2, 3}}, filter = {{0}, {1, 2, 3}},
+                                      batch = {{0, 1}, {2}};
+    Value x = tensor::CollapseShapeOp::create(rewriter, loc, op.getInputs()[0], image);
+    Value w2 = tensor::CollapseShapeOp::create(rewriter, loc, op.getInputs()[1], filter);
+    auto w2Type = cast<RankedTensorType>(w2.getType());
+    auto wType3 = RankedTensorType::get({1, w2Type.getDimSize(0), w2Type.getDimSize(1)},
+                                        w2Type.getElementType());
+    Value w = tensor::ExpandShapeOp::create(rewriter, loc, wType3, w2, batch);
+    // A fill of an empty tensor (the usual accumulator) is made afresh in the
+    // new shape, so that it stays a fill the dispatch takes, not an input.
+    Value init;
+    auto fill = op.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+    auto collapsedType = tensor::CollapseShapeOp::inferCollapsedType(outType, image);
+    if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
+      Value empty = tensor::EmptyOp::create(rewriter, loc, collapsedType.getShape(),
+                                            collapsedType.getElementType());
+      init = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty).getResult(0);
+    } else {
+      init = tensor::CollapseShapeOp::create(rewriter, loc, op.getOutputs()[0], image);
+    }
+    auto mm = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{init.getType()},
+                                            ValueRange{w, x}, ValueRange{init});
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, outType, mm.getResult(0), image);
+    return success();
+  }
+};
+
 struct ConvolutionLayoutsPass final
     : public impl::ConvolutionLayoutsPassBase<ConvolutionLayoutsPass> {
   using Base::Base;
@@ -137,6 +197,7 @@ struct ConvolutionLayoutsPass final
     patterns.add<QuantizedConvToPlain<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcFhwcOp>,
                  QuantizedConvToPlain<linalg::DepthwiseConv2DNhwcHwcmQOp,
                                       linalg::DepthwiseConv2DNhwcHwcmOp>>(&getContext());
+    patterns.add<Conv1x1NchwToMatmul>(&getContext());
     linalg::populateSimplifyDepthwiseConvPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

@@ -279,8 +279,6 @@ static std::string whyNotFused(Operation *producer, OpOperand &operand,
   Operation *consumer = operand.getOwner();
   if (mode == FusionMode::None)
     return "fusion-none: --fusion=none keeps one op per dispatch";
-  if (sawReshape)
-    return "reshape-between: a reshape separates them and was not propagated";
   if (producer->getBlock() != consumer->getBlock())
     return "different-region: the consumer is inside another region (loop or branch)";
   bool producerRoot = isRootOp(producer), consumerRoot = isRootOp(consumer);
@@ -290,6 +288,8 @@ static std::string whyNotFused(Operation *producer, OpOperand &operand,
   if (consumerRoot)
     return "root-takes-no-producers: a root only takes its fill or bias broadcast; its other "
            "producers run as dispatches of their own";
+  if (sawReshape)
+    return "reshape-between: a reshape separates them and was not propagated";
   bool groupHasRoot = llvm::any_of(producerGroup, isRootOp);
   if (!groupHasRoot) {
     llvm::StringRef rule = elementwiseFusionRefusal(&operand, /*maxOperands=*/16);

@@ -73,8 +73,17 @@ struct PropagateReshapesPass final
       linalg::populateFoldReshapeOpsByCollapsingPatterns(
           patterns, [](OpOperand *operand) {
             auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
-            return expand && isa<linalg::GenericOp>(operand->getOwner()) &&
-                   isElementwiseOp(operand->getOwner());
+            Operation *owner = operand->getOwner();
+            if (!expand || !isa<linalg::GenericOp>(owner) || !isElementwiseOp(owner))
+              return false;
+            // Not when another operand is a root's result as it is: the
+            // collapsed generic would read that root through a reshape and
+            // could not join its dispatch (a residual add of a 1x1
+            // convolution made a matmul and a strided one kept as is).
+            return llvm::none_of(owner->getOpOperands(), [&](OpOperand &other) {
+              Operation *def = other.get().getDefiningOp();
+              return &other != operand && def && isRootOp(def);
+            });
           });
       tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
       tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);

@@ -1,0 +1,73 @@
+// A 1x1 NCHW convolution of one image at stride 1 is a matmul over the
+// flattened image (jitrun-fusion-convolution-layouts): a batch_matmul of one,
+// weights 1xFxC by input 1xCx(HW), with a fresh fill as its accumulator; the
+// result is expanded back to 1xFxHxW. Reshape propagation then collapses the
+// elementwise consumers (bias on (0, c, 0, 0), relu) to 1xFx(HW), so they
+// join the matmul's dispatch: one dispatch, no reshape between. A strided 1x1
+// convolution is not rewritten (its input is not one flat image).
+// Numerics: the rewritten model against --reference.
+//
+// RUN: %jit-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jitrun-fusion-convolution-layouts))' \
+// RUN:   | FileCheck %s --check-prefix=LAYOUT
+// RUN: %jit-opt %s --split-input-file --jitrun-import-pipeline --jitrun-fusion-pipeline \
+// RUN:   | FileCheck %s --check-prefix=DISPATCH
+// RUN: %jitrun %s --input=1x24x7x9xf32 --input=40x24x1x1xf32 --input=40xf32 --explain-fusion \
+// RUN:   --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: %jitrun %s --input=1x24x7x9xf32 --input=40x24x1x1xf32 --input=40xf32 --reference --output=@%t.ref.npy
+// RUN: %jitrun %s --input=1x24x7x9xf32 --input=40x24x1x1xf32 --input=40xf32 \
+// RUN:   --expected_output=@%t.ref.npy | FileCheck %s --check-prefix=VALUES
+
+// LAYOUT-LABEL: func.func @main(
+// LAYOUT-SAME:    %[[X:[^:]+]]: tensor<1x24x7x9xf32>, %[[W:[^:]+]]: tensor<40x24x1x1xf32>
+// LAYOUT-DAG:     %[[XC:.+]] = tensor.collapse_shape %[[X]] {{\[}}[0], [1], [2, 3]] : tensor<1x24x7x9xf32> into tensor<1x24x63xf32>
+// LAYOUT-DAG:     %[[WC:.+]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2, 3]] : tensor<40x24x1x1xf32> into tensor<40x24xf32>
+// LAYOUT-DAG:     %[[WE:.+]] = tensor.expand_shape %[[WC]] {{\[}}[0, 1], [2]] output_shape [1, 40, 24] : tensor<40x24xf32> into tensor<1x40x24xf32>
+// LAYOUT-DAG:     %[[INIT:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x40x63xf32>)
+// LAYOUT:         %[[MM:.+]] = linalg.batch_matmul ins(%[[WE]], %[[XC]] : tensor<1x40x24xf32>, tensor<1x24x63xf32>) outs(%[[INIT]] : tensor<1x40x63xf32>)
+// LAYOUT:         tensor.expand_shape %[[MM]] {{\[}}[0], [1], [2, 3]] output_shape [1, 40, 7, 9] : tensor<1x40x63xf32> into tensor<1x40x7x9xf32>
+// LAYOUT-NOT:     linalg.conv_2d_nchw_fchw
+
+// DISPATCH-LABEL: func.func private @main_dispatch_0(
+// DISPATCH:         linalg.fill
+// DISPATCH:         linalg.batch_matmul
+// DISPATCH:         linalg.generic
+// DISPATCH-NOT:     {{linalg\.(generic|batch_matmul|fill|conv)}}
+// DISPATCH:         return
+// DISPATCH-LABEL: func.func @main(
+// DISPATCH:         call @main_dispatch_0(
+// DISPATCH-NOT:     call
+
+// EXPLAIN-NOT: not fused
+// EXPLAIN: "root_ops": 1, "dispatch_regions": 1, "dispatches": 1,
+// VALUES: result[0]: matches the expected output
+func.func @main(%x: tensor<1x24x7x9xf32>, %w: tensor<40x24x1x1xf32>, %b: tensor<40xf32>) -> tensor<1x40x7x9xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x40x7x9xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x40x7x9xf32>) -> tensor<1x40x7x9xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w : tensor<1x24x7x9xf32>, tensor<40x24x1x1xf32>) outs(%f : tensor<1x40x7x9xf32>) -> tensor<1x40x7x9xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %b : tensor<1x40x7x9xf32>, tensor<40xf32>) outs(%e : tensor<1x40x7x9xf32>) {
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %s = arith.addf %v, %bias : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x40x7x9xf32>
+  return %r : tensor<1x40x7x9xf32>
+}
+
+// -----
+
+// LAYOUT-LABEL: func.func @strided(
+// LAYOUT:         linalg.conv_2d_nchw_fchw
+// LAYOUT-NOT:     linalg.batch_matmul
+// DISPATCH-LABEL: func.func @strided(
+func.func @strided(%x: tensor<1x24x8x8xf32>, %w: tensor<40x24x1x1xf32>) -> tensor<1x40x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x40x4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x40x4x4xf32>) -> tensor<1x40x4x4xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+       ins(%x, %w : tensor<1x24x8x8xf32>, tensor<40x24x1x1xf32>) outs(%f : tensor<1x40x4x4xf32>) -> tensor<1x40x4x4xf32>
+  return %c : tensor<1x40x4x4xf32>
+}
