@@ -443,6 +443,22 @@ public:
     });
   }
 
+  /// Fills `n` bytes at `dst` with repetitions of `pattern` (one element;
+  /// `zero` when all its bytes are 0: a memset).
+  static void fillBytes(uint8_t *dst, size_t n, llvm::ArrayRef<uint8_t> pattern, bool zero) {
+    if (zero) {
+      std::memset(dst, 0, n);
+      return;
+    }
+    size_t p = pattern.size();
+    for (size_t off = 0; off + p <= n; off += p)
+      std::memcpy(dst + off, pattern.data(), p);
+  }
+
+  static bool isZeroPattern(llvm::ArrayRef<uint8_t> pattern) {
+    return llvm::all_of(pattern, [](uint8_t v) { return v == 0; });
+  }
+
   /// Fills the elements of `c`'s buffer outside its hole, the box the next
   /// command copies into (a tensor.pad: only the border is written, once).
   /// Runs of the innermost dimension the hole does not cover whole are
@@ -455,14 +471,9 @@ public:
       inner *= c.shape[k--];
     if (k < 0)
       return; // the copy covers the whole buffer
+    bool zero = isZeroPattern(c.pattern);
     auto fillElems = [&](int64_t at, int64_t n) {
-      uint8_t *p = dst + at * eb;
-      if (llvm::all_of(c.pattern, [](uint8_t v) { return v == 0; })) {
-        std::memset(p, 0, n * eb);
-        return;
-      }
-      for (int64_t i = 0; i < n; ++i)
-        std::memcpy(p + i * eb, c.pattern.data(), eb);
+      fillBytes(dst + at * eb, static_cast<size_t>(n) * eb, c.pattern, zero);
     };
     int64_t run = c.shape[k] * inner;
     int64_t lo = c.holeOffsets[k] * inner, hi = (c.holeOffsets[k] + c.holeSizes[k]) * inner;
@@ -493,14 +504,9 @@ public:
   llvm::Error parallelFill(uint8_t *dst, size_t n, llvm::ArrayRef<uint8_t> pattern,
                            ThreadPool &pool) const {
     size_t p = pattern.size();
-    bool zero = llvm::all_of(pattern, [](uint8_t v) { return v == 0; });
+    bool zero = isZeroPattern(pattern);
     auto fillRange = [&](size_t begin, size_t end) {
-      if (zero) {
-        std::memset(dst + begin, 0, end - begin);
-        return;
-      }
-      for (size_t off = begin; off + p <= end; off += p)
-        std::memcpy(dst + off, pattern.data(), p);
+      fillBytes(dst + begin, end - begin, pattern, zero);
     };
     if (singleThreaded || pool.numThreads() < 2 || n < kParallelCopyBytes || p == 0) {
       fillRange(0, n);
