@@ -10,11 +10,15 @@
 #include "codegen/Passes.h"
 #include "codegen/Strategy.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/TensorTilingInterfaceImpl.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/Dominance.h"
@@ -63,6 +67,10 @@ tileAndFuse(RewriterBase &rewriter, TilingInterface root,
         // softmax or layer norm) is not fused into its broadcast consumer:
         // each finer tile of the consumer would compute it again. It stays
         // whole for the workgroup's rows, in a stack buffer.
+        // A pad is never tiled with its consumer: readPaddingInPlace reads
+        // the interior tiles straight from the unpadded input instead.
+        if (isa<tensor::PadOp>(producer.getOwner()))
+          return std::nullopt;
         if (!fuseReductions)
           if (auto l = dyn_cast<linalg::LinalgOp>(producer.getOwner()))
             if (l.getNumReductionLoops() > 0 && !linalg::isaContractionOpInterface(l) &&
@@ -146,6 +154,307 @@ static void peelPartialTiles(RewriterBase &rewriter, func::FuncOp fn) {
         worklist.push_back(inner);
     });
   }
+}
+
+/// The tensor.pad that `slice` reads through a chain of unit-stride
+/// extract_slices, and the slice's offsets into the pad's result (built
+/// before `slice`).
+static tensor::PadOp paddedSource(RewriterBase &rewriter, tensor::ExtractSliceOp slice,
+                                  SmallVector<OpFoldResult> &offsets) {
+  auto unitStrides = [](tensor::ExtractSliceOp s) {
+    return s.getSourceType().getRank() == s.getResultType().getRank() &&
+           llvm::all_of(s.getMixedStrides(), [](OpFoldResult st) {
+             return isConstantIntValue(st, 1);
+           });
+  };
+  if (!unitStrides(slice))
+    return {};
+  offsets = slice.getMixedOffsets();
+  Value source = slice.getSource();
+  rewriter.setInsertionPoint(slice);
+  AffineExpr d0, d1;
+  bindDims(rewriter.getContext(), d0, d1);
+  while (auto outer = source.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (!unitStrides(outer))
+      return {};
+    for (auto [off, outerOff] : llvm::zip(offsets, outer.getMixedOffsets()))
+      off = affine::makeComposedFoldedAffineApply(rewriter, slice.getLoc(), d0 + d1,
+                                                  {outerOff, off});
+    source = outer.getSource();
+  }
+  return source.getDefiningOp<tensor::PadOp>();
+}
+
+/// A depthwise convolution or pooling whose input is padded (the pad joins
+/// the dispatch, fusion's isFusedWindowPad) reads each innermost tile of the
+/// padded input through `slice`. Most tiles lie inside the unpadded input:
+/// the rest of the tile's block is versioned on that, the interior copy
+/// reading the input in place and the border copy padding just its tile
+/// (on the stack, a fill and a copy of what lies inside). No host fill and
+/// copy of the whole padded activation remains; before, the copy was a
+/// third of a 3x3 depthwise convolution's time.
+static bool readPaddingInPlace(RewriterBase &rewriter, tensor::ExtractSliceOp slice) {
+  SmallVector<OpFoldResult> offsets;
+  tensor::PadOp pad = paddedSource(rewriter, slice, offsets);
+  if (!pad || !pad.getConstantPaddingValue() || !pad.getLow().empty() ||
+      !pad.getHigh().empty() || !pad.getSourceType().hasStaticShape() ||
+      !isa<func::FuncOp>(pad->getParentOp()))
+    return false;
+  Location loc = slice.getLoc();
+  SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  ArrayRef<int64_t> srcShape = pad.getSourceType().getShape();
+  // Inside: low <= offset and offset + size <= low + source size, on every
+  // padded dimension.
+  rewriter.setInsertionPoint(slice);
+  AffineExpr d0, d1;
+  bindDims(rewriter.getContext(), d0, d1);
+  Value inside = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+  SmallVector<OpFoldResult> srcOffsets;
+  for (unsigned d = 0; d < offsets.size(); ++d) {
+    srcOffsets.push_back(affine::makeComposedFoldedAffineApply(
+        rewriter, loc, d0 - low[d], {offsets[d]}));
+    if (low[d] == 0 && high[d] == 0)
+      continue;
+    Value off = getValueOrCreateConstantIndexOp(rewriter, loc, offsets[d]);
+    Value end = getValueOrCreateConstantIndexOp(
+        rewriter, loc,
+        affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + d1, {offsets[d], sizes[d]}));
+    Value lo = arith::ConstantIndexOp::create(rewriter, loc, low[d]);
+    Value hi = arith::ConstantIndexOp::create(rewriter, loc, low[d] + srcShape[d]);
+    inside = arith::AndIOp::create(
+        rewriter, loc, inside,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, off, lo));
+    inside = arith::AndIOp::create(
+        rewriter, loc, inside,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sle, end, hi));
+  }
+  // The ops after the slice move into both branches; the values they
+  // compute for later ops (the block's terminator) become the if's results.
+  Block *block = slice->getBlock();
+  Operation *terminator = block->getTerminator();
+  SmallVector<Operation *> moved;
+  for (Operation *op = slice->getNextNode(); op && op != terminator; op = op->getNextNode())
+    moved.push_back(op);
+  llvm::DenseSet<Operation *> movedSet(moved.begin(), moved.end());
+  llvm::SetVector<Value> escaping;
+  for (Operation *op : moved)
+    for (Value result : op->getResults())
+      for (OpOperand &use : result.getUses()) {
+        Operation *owner = block->findAncestorOpInBlock(*use.getOwner());
+        if (!owner || !movedSet.contains(owner))
+          escaping.insert(result);
+      }
+  SmallVector<Type> resultTypes =
+      llvm::to_vector(llvm::map_range(escaping, [](Value v) { return v.getType(); }));
+  auto ifOp = scf::IfOp::create(rewriter, loc, resultTypes, inside,
+                                /*addThenBlock=*/true, /*addElseBlock=*/true);
+  auto fillBranch = [&](Block *branch, Value tile) {
+    IRMapping map;
+    map.map(slice.getResult(), tile);
+    for (Operation *op : moved)
+      rewriter.clone(*op, map);
+    scf::YieldOp::create(rewriter, loc,
+                         llvm::to_vector(llvm::map_range(
+                             escaping, [&](Value v) { return map.lookupOrDefault(v); })));
+  };
+  // Interior: the same tile of the unpadded input.
+  Block *thenBlock = ifOp.thenBlock();
+  if (!thenBlock->empty())
+    rewriter.eraseOp(thenBlock->getTerminator());
+  rewriter.setInsertionPointToStart(thenBlock);
+  Value interior = tensor::ExtractSliceOp::create(
+      rewriter, loc, slice.getResultType(), pad.getSource(), srcOffsets, sizes,
+      slice.getMixedStrides());
+  fillBranch(thenBlock, interior);
+  // Border: pad this tile alone.
+  Block *elseBlock = ifOp.elseBlock();
+  if (!elseBlock->empty())
+    rewriter.eraseOp(elseBlock->getTerminator());
+  rewriter.setInsertionPointToStart(elseBlock);
+  RankedTensorType tileType = slice.getResultType();
+  unsigned rank = tileType.getRank();
+  int64_t rows = 1;
+  for (int64_t extent : tileType.getShape().drop_back())
+    rows *= extent;
+  // Innermost dimension not padded (NHWC: channels) and a small tile: each
+  // row of the tile is one vector read under a mask that is all on when the
+  // row lies inside the input and all off (the padding value, no memory
+  // touched) when it does not, at row indices clamped into the input. The
+  // rows are unrolled: no loop, no fill before, no per-row branch.
+  if (low.back() == 0 && high.back() == 0 && rows <= 64) {
+    auto rowType = VectorType::get({tileType.getShape().back()}, tileType.getElementType());
+    auto maskType = VectorType::get({tileType.getShape().back()}, rewriter.getI1Type());
+    Value padValue = pad.getConstantPaddingValue();
+    Value tile = tensor::EmptyOp::create(rewriter, loc, tileType.getShape(),
+                                         tileType.getElementType());
+    Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value innerOffset = getValueOrCreateConstantIndexOp(rewriter, loc, srcOffsets.back());
+    AffineMap minorRead = AffineMap::getMinorIdentityMap(
+        pad.getSourceType().getRank(), 1, rewriter.getContext());
+    AffineMap minorWrite = AffineMap::getMinorIdentityMap(rank, 1, rewriter.getContext());
+    SmallVector<bool> rowInBounds = {true};
+    SmallVector<int64_t> outerShape(tileType.getShape().drop_back());
+    // Per dimension and position in the tile: the input index (clamped
+    // into the input) and whether it lies inside; shared by all rows.
+    SmallVector<SmallVector<Value>> index(rank - 1), inside(rank - 1);
+    for (unsigned d = 0; d + 1 < rank; ++d)
+      for (int64_t p = 0; p < outerShape[d]; ++p) {
+        OpFoldResult at =
+            affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + p, {srcOffsets[d]});
+        Value v = getValueOrCreateConstantIndexOp(rewriter, loc, at);
+        if (low[d] == 0 && high[d] == 0) {
+          index[d].push_back(v);
+          inside[d].push_back(Value());
+          continue;
+        }
+        Value n = arith::ConstantIndexOp::create(rewriter, loc, srcShape[d]);
+        inside[d].push_back(arith::AndIOp::create(
+            rewriter, loc,
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, v, c0),
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, v, n)));
+        Value last = arith::ConstantIndexOp::create(rewriter, loc, srcShape[d] - 1);
+        index[d].push_back(arith::MinSIOp::create(
+            rewriter, loc, arith::MaxSIOp::create(rewriter, loc, v, c0), last));
+      }
+    SmallVector<Value> positions;
+    int64_t maxExtent = outerShape.empty() ? 0 : *llvm::max_element(outerShape);
+    for (int64_t p = 0; p < maxExtent; ++p)
+      positions.push_back(arith::ConstantIndexOp::create(rewriter, loc, p));
+    for (int64_t r = 0; r < rows; ++r) {
+      SmallVector<int64_t> pos = delinearize(r, computeStrides(outerShape));
+      SmallVector<Value> src, dst;
+      Value rowInside;
+      for (unsigned d = 0; d + 1 < rank; ++d) {
+        src.push_back(index[d][pos[d]]);
+        dst.push_back(positions[pos[d]]);
+        if (Value in = inside[d][pos[d]])
+          rowInside = rowInside ? arith::AndIOp::create(rewriter, loc, rowInside, in) : in;
+      }
+      if (!rowInside)
+        rowInside = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+      src.push_back(innerOffset);
+      dst.push_back(c0);
+      Value mask = vector::BroadcastOp::create(rewriter, loc, maskType, rowInside);
+      Value row = vector::TransferReadOp::create(rewriter, loc, rowType, pad.getSource(), src,
+                                                 AffineMapAttr::get(minorRead), padValue, mask,
+                                                 rewriter.getBoolArrayAttr(rowInBounds));
+      tile = vector::TransferWriteOp::create(rewriter, loc, row, tile, dst,
+                                             AffineMapAttr::get(minorWrite), Value(),
+                                             rewriter.getBoolArrayAttr(rowInBounds))
+                 .getResult();
+    }
+    fillBranch(elseBlock, tile);
+  } else {
+    // The part of the tile inside the input: [max(o, 0), min(o + size, n))
+    // with o = offset - low, placed at its distance from the tile's start.
+    SmallVector<OpFoldResult> inOffsets, inSizes, placeAt;
+    AffineExpr zero = rewriter.getAffineConstantExpr(0);
+    for (unsigned d = 0; d < offsets.size(); ++d) {
+      AffineExpr extent = rewriter.getAffineConstantExpr(srcShape[d]);
+      OpFoldResult start = affine::makeComposedFoldedAffineMax(
+          rewriter, loc, AffineMap::get(1, 0, {d0, zero}, rewriter.getContext()),
+          {srcOffsets[d]});
+      start = affine::makeComposedFoldedAffineMin(
+          rewriter, loc, AffineMap::get(1, 0, {d0, extent}, rewriter.getContext()),
+          {start});
+      OpFoldResult stop = affine::makeComposedFoldedAffineMin(
+          rewriter, loc,
+          AffineMap::get(2, 0, {d0 + d1, extent}, rewriter.getContext()),
+          {srcOffsets[d], sizes[d]});
+      OpFoldResult size = affine::makeComposedFoldedAffineMax(
+          rewriter, loc, AffineMap::get(2, 0, {d1 - d0, zero}, rewriter.getContext()),
+          {start, stop});
+      inOffsets.push_back(start);
+      inSizes.push_back(size);
+      placeAt.push_back(
+          affine::makeComposedFoldedAffineApply(rewriter, loc, d0 - d1, {start, srcOffsets[d]}));
+    }
+    // The tile: the padding value everywhere, then the inside part.
+    auto vecType = VectorType::get(tileType.getShape(), tileType.getElementType());
+    Value padValue = pad.getConstantPaddingValue();
+    Value empty = tensor::EmptyOp::create(rewriter, loc, tileType.getShape(),
+                                          tileType.getElementType());
+    SmallVector<Value> zeros(tileType.getRank(), arith::ConstantIndexOp::create(rewriter, loc, 0));
+    Value splat = vector::BroadcastOp::create(rewriter, loc, vecType, padValue);
+    SmallVector<bool> inBounds(tileType.getRank(), true);
+    Value filled = vector::TransferWriteOp::create(rewriter, loc, splat, empty, zeros,
+                                                   ArrayRef<bool>(inBounds))
+                       .getResult();
+    // Rows of the inside box, each a masked vector of the innermost
+    // dimension: [placeAt, placeAt + inSize) of the tile takes
+    // [inOffset, inOffset + inSize) of the input. No per-element conditions.
+    auto rowType = VectorType::get({tileType.getShape().back()}, tileType.getElementType());
+    Value rowMask = vector::CreateMaskOp::create(
+        rewriter, loc, VectorType::get({tileType.getShape().back()}, rewriter.getI1Type()),
+        ValueRange{getValueOrCreateConstantIndexOp(rewriter, loc, inSizes.back())});
+    SmallVector<Value> lbs, ubs, steps;
+    for (unsigned d = 0; d + 1 < rank; ++d) {
+      lbs.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, placeAt[d]));
+      ubs.push_back(getValueOrCreateConstantIndexOp(
+          rewriter, loc,
+          affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + d1,
+                                                {placeAt[d], inSizes[d]})));
+      steps.push_back(arith::ConstantIndexOp::create(rewriter, loc, 1));
+    }
+    Value lastSrc = getValueOrCreateConstantIndexOp(rewriter, loc, inOffsets.back());
+    Value lastDst = getValueOrCreateConstantIndexOp(rewriter, loc, placeAt.back());
+    SmallVector<bool> rowInBounds = {true};
+    scf::LoopNest rows = scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps, ValueRange{filled},
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args) -> scf::ValueVector {
+          SmallVector<Value> src, dst;
+          for (unsigned d = 0; d + 1 < rank; ++d) {
+            src.push_back(getValueOrCreateConstantIndexOp(
+                b, l,
+                affine::makeComposedFoldedAffineApply(
+                    b, l, d0 + d1 - rewriter.getAffineDimExpr(2),
+                    {inOffsets[d], ivs[d], placeAt[d]})));
+            dst.push_back(ivs[d]);
+          }
+          src.push_back(lastSrc);
+          dst.push_back(lastDst);
+          AffineMap minor = AffineMap::getMinorIdentityMap(
+              cast<ShapedType>(pad.getSource().getType()).getRank(), 1, b.getContext());
+          Value row = vector::TransferReadOp::create(b, l, rowType, pad.getSource(), src,
+                                                     AffineMapAttr::get(minor), padValue,
+                                                     rowMask, b.getBoolArrayAttr(rowInBounds));
+          Value written = vector::TransferWriteOp::create(
+                              b, l, row, args.front(), dst,
+                              AffineMapAttr::get(AffineMap::getMinorIdentityMap(rank, 1, b.getContext())),
+                              rowMask, b.getBoolArrayAttr(rowInBounds))
+                              .getResult();
+          return {written};
+        });
+    Value borderTile = rows.results.front();
+    fillBranch(elseBlock, borderTile);
+  }
+  for (auto [v, r] : llvm::zip(escaping, ifOp.getResults()))
+    rewriter.replaceUsesWithIf(v, r, [&](OpOperand &use) {
+      Operation *owner = block->findAncestorOpInBlock(*use.getOwner());
+      return !owner || !movedSet.contains(owner);
+    });
+  for (Operation *op : llvm::reverse(moved))
+    rewriter.eraseOp(op);
+  rewriter.eraseOp(slice);
+  return true;
+}
+
+/// readPaddingInPlace for every innermost slice of a padded input.
+static void readPaddingInPlace(RewriterBase &rewriter, func::FuncOp fn) {
+  SmallVector<tensor::ExtractSliceOp> slices;
+  fn.walk([&](tensor::ExtractSliceOp slice) {
+    if (llvm::any_of(slice->getUsers(),
+                     [](Operation *u) { return isa<tensor::ExtractSliceOp>(u); }))
+      return;
+    Value source = slice.getSource();
+    while (auto outer = source.getDefiningOp<tensor::ExtractSliceOp>())
+      source = outer.getSource();
+    if (source.getDefiningOp<tensor::PadOp>())
+      slices.push_back(slice);
+  });
+  for (tensor::ExtractSliceOp slice : slices)
+    (void)readPaddingInPlace(rewriter, slice);
 }
 
 /// A convolution whose filter window has been tiled to one tap reads its
@@ -333,7 +642,9 @@ struct TileAndVectorizePass final
                                "workgroup of scalar loops";
       }
     }
-    // 5. Full tiles apart from edge tiles, then reduction loops.
+    // 5. Padded inputs read in place but at the border, full tiles apart
+    //    from edge tiles, then reduction loops.
+    readPaddingInPlace(rewriter, fn);
     peelPartialTiles(rewriter, fn);
     tileReductions(rewriter, fn, opts);
     {

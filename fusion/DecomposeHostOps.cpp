@@ -2,7 +2,9 @@
 //
 // tensor.pad becomes tensor.empty + linalg.fill + tensor.insert_slice and
 // tensor.concat a chain of insert_slices, which the host program runs as
-// memset- and memcpy-like commands.
+// memset- and memcpy-like commands. On import, pads that dispatch formation
+// fuses into a depthwise convolution or pooling stay (isFusedWindowPad);
+// after dispatch formation, whatever pad is left on the host is decomposed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,16 +25,48 @@ using namespace mlir;
 
 namespace jitrun {
 namespace {
+/// Upstream's pad decomposition, except for the pads dispatch formation
+/// fuses into a depthwise convolution or pooling when `keepWindowPads`.
+struct DecomposeHostPad final : public linalg::DecomposePadOpPattern {
+  DecomposeHostPad(MLIRContext *ctx, bool keepWindowPads)
+      : linalg::DecomposePadOpPattern(ctx), keepWindowPads(keepWindowPads) {}
+  LogicalResult matchAndRewrite(tensor::PadOp pad,
+                                PatternRewriter &rewriter) const override {
+    if (keepWindowPads && isFusedWindowPad(pad))
+      return rewriter.notifyMatchFailure(pad, "fused into its window op");
+    return linalg::DecomposePadOpPattern::matchAndRewrite(pad, rewriter);
+  }
+  bool keepWindowPads;
+};
+
 struct DecomposeHostOpsPass final
     : public impl::DecomposeHostOpsPassBase<DecomposeHostOpsPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (getOperation()->hasAttr(kDispatchAttrName))
+      return;
     RewritePatternSet patterns(&getContext());
-    linalg::populateDecomposePadPatterns(patterns);
+    patterns.add<DecomposeHostPad>(&getContext(), keepWindowPads);
     tensor::populateDecomposeTensorConcatPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };
 } // namespace
+
+bool isFusedWindowPad(tensor::PadOp pad) {
+  if (!pad.getConstantPaddingValue() || !pad.getSourceType().hasStaticShape() ||
+      !pad.getResultType().hasStaticShape() || !pad.getLow().empty() ||
+      !pad.getHigh().empty() || !pad.getResult().hasOneUse())
+    return false;
+  OpOperand &use = *pad.getResult().getUses().begin();
+  auto window = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  if (!window || !isa<linalg::ConvolutionOpInterface>(window.getOperation()) ||
+      window.getNumDpsInputs() != 2 || use.getOperandNumber() != 0 ||
+      window->getBlock() != pad->getBlock())
+    return false;
+  FailureOr<linalg::ConvolutionDimensions> dims = linalg::inferConvolutionDims(window);
+  return succeeded(dims) && dims->inputChannel.empty();
+}
+
 } // namespace jitrun

@@ -1,6 +1,7 @@
 //===- DispatchFormation.cpp - group ops into kernels and outline them ---===//
 //
-// Roots take the fill that initializes them and the chain of elementwise
+// Roots take the fill that initializes them (a depthwise convolution or
+// pooling also its input's padding) and the chain of elementwise
 // consumers that read their result through a permutation; every other linalg
 // op is a dispatch of its own. Each region becomes a private function marked
 // `jitrun.dispatch`, called from the host function.
@@ -426,6 +427,15 @@ struct FormDispatchesPass final
           for (Operation *p : producers)
             taken.insert(p);
         }
+        // A depthwise convolution or pooling reads its padding inside the
+        // kernel (isFusedWindowPad): the pad joins its dispatch first.
+        if (auto window = cast<linalg::LinalgOp>(op);
+            *fusion != FusionMode::None && isRootOp(op) && window.getNumDpsInputs() > 0)
+          if (auto pad = window.getDpsInputOperand(0)->get().getDefiningOp<tensor::PadOp>();
+              pad && isFusedWindowPad(pad) && !taken.contains(pad)) {
+            group.insert(group.begin(), pad);
+            taken.insert(pad);
+          }
         group.push_back(op);
         if (*fusion != FusionMode::None && isRootOp(op)) {
           bool aggressive = *fusion == FusionMode::Aggressive;

@@ -55,6 +55,15 @@ bool shouldFuseElementwise(mlir::OpOperand *fusedOperand, unsigned maxOperands);
 llvm::StringRef elementwiseFusionRefusal(mlir::OpOperand *fusedOperand,
                                          unsigned maxOperands);
 
+/// True for a tensor.pad that dispatch formation fuses into its user: a
+/// constant, static padding read only as the input of channel-parallel
+/// window ops (depthwise convolutions, pooling). Codegen reads such a pad's
+/// interior straight from the unpadded input and pads only the border tiles
+/// on the stack (no host fill and copy of the whole activation). A pad in
+/// front of a convolution with input channels stays a host fill and copy:
+/// one tile's padded input would hold every input channel.
+bool isFusedWindowPad(mlir::tensor::PadOp pad);
+
 /// Rewrites named all-parallel linalg ops (linalg.add, linalg.transpose, ...)
 /// as linalg.generic so that elementwise fusion sees them.
 void populateGeneralizeElementwisePatterns(mlir::RewritePatternSet &patterns);

@@ -59,7 +59,14 @@ def DecomposeHostOpsPass : Pass<"jitrun-fusion-decompose-host-ops", "func::FuncO
     commands; padding and concatenation become exactly those, so that no
     kernel is needed for them and the following convolution sees a plain
     tensor.
+    With keep-window-pads, pads that dispatch formation fuses into a
+    depthwise convolution or pooling (isFusedWindowPad) stay; dispatch
+    functions are never touched.
   }];
+  let options = [
+    Option<"keepWindowPads", "keep-window-pads", "bool", /*default=*/"false",
+           "Keep pads that dispatch formation fuses into their window op">,
+  ];
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
 }
 

@@ -29,10 +29,12 @@ void buildImportPipeline(OpPassManager &pm) {
   fn.addPass(createTosaToTensorPass());
   // 2. Canonicalize (also removes leftover tosa.const_shape).
   pm.addPass(createCanonicalizerPass());
-  // 3. Padding and concatenation as fills and slice copies.
-  pm.addNestedPass<func::FuncOp>(createDecomposeHostOpsPass());
-  // 4. TOSA's FHWC and HWCM convolutions in the layouts codegen vectorizes.
+  // 3. TOSA's FHWC and HWCM convolutions in the layouts codegen vectorizes.
   pm.addNestedPass<func::FuncOp>(createConvolutionLayoutsPass());
+  // 4. Padding and concatenation as fills and slice copies, except the pads
+  //    of depthwise convolutions and pooling, which join their dispatch.
+  pm.addNestedPass<func::FuncOp>(
+      createDecomposeHostOpsPass(DecomposeHostOpsPassOptions{/*keepWindowPads=*/true}));
   pm.addPass(createCanonicalizerPass());
 }
 
@@ -52,6 +54,8 @@ void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
   // 3. Dispatch regions, outlined as kernel functions.
   pm.addPass(createFormDispatchesPass(
       FormDispatchesPassOptions{fusionModeName(options.mode).str(), options.explain}));
+  // 4. A pad that stayed on the host (--fusion=none) is a fill and a copy.
+  pm.addNestedPass<func::FuncOp>(createDecomposeHostOpsPass());
 }
 
 void registerFusionPasses() {

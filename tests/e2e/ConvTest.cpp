@@ -176,6 +176,7 @@ public:
   DepthwiseConvTester &nchw(bool v) { nchw_ = v; return *this; }
   DepthwiseConvTester &threads(int v) { threads_ = v; return *this; }
   DepthwiseConvTester &fusion(std::string v) { fusion_ = std::move(v); return *this; }
+  DepthwiseConvTester &avx2(bool v) { avx2_ = v; return *this; }
 
   int64_t oh() const { return outSize(h_, kh_, win_.strideH, 1, win_.padTop, win_.padBottom); }
   int64_t ow() const { return outSize(w_, kw_, win_.strideW, 1, win_.padLeft, win_.padRight); }
@@ -229,7 +230,7 @@ public:
 
   void check() const {
     std::string base = name();
-    std::string what = base + runSuffix(threads_, fusion_);
+    std::string what = base + runSuffix(threads_, fusion_) + (avx2_ ? " avx2" : "");
     INFO(what);
     HostTensor x = randomTensor(inShape(), hashString(base));
     HostTensor w = randomTensor(filterShape(), hashString(base) + 1);
@@ -241,6 +242,8 @@ public:
     run.resultShape = outShape();
     run.threads = threads_;
     run.fusion = fusion_;
+    if (avx2_)
+      run.extraFlags.push_back("--force-avx2");
     HostTensor actual = runJitrun(run, dir);
     HostTensor expected = onednn::depthwiseConv2d(x, w, win_, nchw_);
     double atol = 1e-4 * std::sqrt(static_cast<double>(kh_ * kw_));
@@ -249,7 +252,7 @@ public:
 
 private:
   int64_t n_ = 1, h_ = 1, w_ = 1, c_ = 1, kh_ = 3, kw_ = 3;
-  bool nchw_ = false;
+  bool nchw_ = false, avx2_ = false;
   Window2D win_;
   int threads_ = 1;
   std::string fusion_;
@@ -317,6 +320,19 @@ TEST_CASE("depthwise conv nhwc 2x13x11x7 3x3 stride 2 pad 1", "[conv][depthwise]
 TEST_CASE("depthwise conv nhwc 1x9x9x32 3x3 stride 2 no pad no fusion", "[conv][depthwise]") {
   DepthwiseConvTester().batch(1).inputSize(9, 9).channels(32).kernel(3, 3)
       .stride(2).padding(0).threads(1).fusion("none").check();
+}
+
+// Large enough that most tiles lie inside the unpadded input (read in place)
+// and the rest touch the border (padded on the stack), on both ISA paths;
+// 24 and 20 channels leave partial vectors of channels (NHWC) or rows (NCHW).
+TEST_CASE("depthwise conv nhwc 1x40x37x24 5x5 stride 1 pad 2, border tiles", "[conv][depthwise]") {
+  DepthwiseConvTester().batch(1).inputSize(40, 37).channels(24).kernel(5, 5)
+      .stride(1).padding(2).threads(GENERATE(1, 2)).avx2(GENERATE(false, true)).check();
+}
+
+TEST_CASE("depthwise conv nchw 1x20x29x40 3x3 stride 1 pad 1, border tiles", "[conv][depthwise]") {
+  DepthwiseConvTester().nchw(true).batch(1).inputSize(29, 40).channels(20).kernel(3, 3)
+      .stride(1).padding(1).threads(2).avx2(GENERATE(false, true)).check();
 }
 
 TEST_CASE("depthwise conv nchw 1x16x12x12 3x3 stride 1 pad 1", "[conv][depthwise]") {
