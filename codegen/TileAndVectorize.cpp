@@ -17,9 +17,8 @@
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
-#include "mlir/Dialect/Tensor/IR/TensorTilingInterfaceImpl.h"
-#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/TilingInterface.h"
@@ -156,64 +155,276 @@ static void peelPartialTiles(RewriterBase &rewriter, func::FuncOp fn) {
   }
 }
 
-/// The tensor.pad that `slice` reads through a chain of unit-stride
-/// extract_slices, and the slice's offsets into the pad's result (built
-/// before `slice`).
-static tensor::PadOp paddedSource(RewriterBase &rewriter, tensor::ExtractSliceOp slice,
-                                  SmallVector<OpFoldResult> &offsets) {
-  auto unitStrides = [](tensor::ExtractSliceOp s) {
-    return s.getSourceType().getRank() == s.getResultType().getRank() &&
-           llvm::all_of(s.getMixedStrides(), [](OpFoldResult st) {
-             return isConstantIntValue(st, 1);
-           });
-  };
-  if (!unitStrides(slice))
-    return {};
-  offsets = slice.getMixedOffsets();
+static bool hasUnitStrides(tensor::ExtractSliceOp s) {
+  return s.getSourceType().getRank() == s.getResultType().getRank() &&
+         llvm::all_of(s.getMixedStrides(),
+                      [](OpFoldResult st) { return isConstantIntValue(st, 1); });
+}
+
+/// The tensor.pad at the function's top level that `slice` reads through a
+/// chain of unit-stride extract_slices, if it is one readPaddingInPlace
+/// takes: constant padding value, static padding and source.
+static tensor::PadOp paddedSource(tensor::ExtractSliceOp slice) {
   Value source = slice.getSource();
-  rewriter.setInsertionPoint(slice);
+  for (auto s = slice; s; s = source.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (!hasUnitStrides(s))
+      return {};
+    source = s.getSource();
+  }
+  auto pad = source.getDefiningOp<tensor::PadOp>();
+  if (!pad || !pad.getConstantPaddingValue() || !pad.getLow().empty() ||
+      !pad.getHigh().empty() || !pad.getSourceType().hasStaticShape() ||
+      !isa<func::FuncOp>(pad->getParentOp()))
+    return {};
+  return pad;
+}
+
+/// `slice`'s offsets into the result of the pad its chain of slices reads.
+static SmallVector<OpFoldResult> offsetsIntoPad(RewriterBase &rewriter,
+                                                tensor::ExtractSliceOp slice) {
+  SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
   AffineExpr d0, d1;
   bindDims(rewriter.getContext(), d0, d1);
-  while (auto outer = source.getDefiningOp<tensor::ExtractSliceOp>()) {
-    if (!unitStrides(outer))
-      return {};
+  for (auto outer = slice.getSource().getDefiningOp<tensor::ExtractSliceOp>(); outer;
+       outer = outer.getSource().getDefiningOp<tensor::ExtractSliceOp>())
     for (auto [off, outerOff] : llvm::zip(offsets, outer.getMixedOffsets()))
       off = affine::makeComposedFoldedAffineApply(rewriter, slice.getLoc(), d0 + d1,
                                                   {outerOff, off});
-    source = outer.getSource();
+  return offsets;
+}
+
+/// Replaces `slice` and the ops after it in its block by
+/// `scf.if cond { interior } else { border }`: each branch gets its own
+/// copy of those ops, reading the tile that its builder returns (built at
+/// the start of the branch) in place of the slice, and yields what the
+/// block's terminator uses of them.
+static void versionBlockTail(RewriterBase &rewriter, tensor::ExtractSliceOp slice, Value cond,
+                             function_ref<Value()> interior, function_ref<Value()> border) {
+  Location loc = slice.getLoc();
+  Block *block = slice->getBlock();
+  SmallVector<Operation *> moved;
+  for (Operation *op = slice->getNextNode(); op != block->getTerminator(); op = op->getNextNode())
+    moved.push_back(op);
+  llvm::DenseSet<Operation *> movedSet(moved.begin(), moved.end());
+  auto outsideMoved = [&](OpOperand &use) {
+    Operation *owner = block->findAncestorOpInBlock(*use.getOwner());
+    return !owner || !movedSet.contains(owner);
+  };
+  llvm::SetVector<Value> escaping;
+  for (Operation *op : moved)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUses(), outsideMoved))
+        escaping.insert(result);
+  rewriter.setInsertionPoint(slice);
+  auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange(escaping.getArrayRef()), cond,
+                                /*addThenBlock=*/true, /*addElseBlock=*/true);
+  for (auto [branch, tileBuilder] :
+       {std::pair{ifOp.thenBlock(), interior}, std::pair{ifOp.elseBlock(), border}}) {
+    if (!branch->empty())
+      rewriter.eraseOp(branch->getTerminator());
+    rewriter.setInsertionPointToStart(branch);
+    IRMapping map;
+    map.map(slice.getResult(), tileBuilder());
+    for (Operation *op : moved)
+      rewriter.clone(*op, map);
+    scf::YieldOp::create(rewriter, loc,
+                         llvm::to_vector(llvm::map_range(
+                             escaping, [&](Value v) { return map.lookupOrDefault(v); })));
   }
-  return source.getDefiningOp<tensor::PadOp>();
+  for (auto [v, r] : llvm::zip(escaping, ifOp.getResults()))
+    rewriter.replaceUsesWithIf(v, r, outsideMoved);
+  for (Operation *op : llvm::reverse(moved))
+    rewriter.eraseOp(op);
+  rewriter.eraseOp(slice);
+}
+
+/// Largest number of rows (the product of a tile's outer dimensions) that
+/// maskedRowsTile unrolls.
+constexpr int64_t kMaxUnrolledPadRows = 64;
+
+/// A border tile of `tileType` at `srcOffsets` in the input (the offsets into
+/// the padded input minus the low padding), its innermost dimension not
+/// padded (NHWC: channels): each row is one vector read under a mask that is
+/// all on when the row lies inside the input and all off (the padding value,
+/// no memory touched) when it does not, at row indices clamped into the
+/// input. The rows are unrolled: no loop, no fill before, no per-row branch;
+/// with constant positions in the tile, LLVM keeps the tile in registers.
+static Value maskedRowsTile(RewriterBase &rewriter, Location loc, tensor::PadOp pad,
+                            RankedTensorType tileType, ArrayRef<OpFoldResult> srcOffsets) {
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  ArrayRef<int64_t> srcShape = pad.getSourceType().getShape();
+  unsigned rank = tileType.getRank();
+  SmallVector<int64_t> outerShape(tileType.getShape().drop_back());
+  AffineExpr d0 = rewriter.getAffineDimExpr(0);
+  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  // Per dimension and position in the tile: the input index (clamped into
+  // the input) and whether it lies inside; shared by all rows.
+  SmallVector<SmallVector<Value>> index(rank - 1), inside(rank - 1);
+  for (unsigned d = 0; d + 1 < rank; ++d)
+    for (int64_t p = 0; p < outerShape[d]; ++p) {
+      Value v = getValueOrCreateConstantIndexOp(
+          rewriter, loc,
+          affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + p, {srcOffsets[d]}));
+      if (low[d] == 0 && high[d] == 0) {
+        index[d].push_back(v);
+        inside[d].push_back(Value());
+        continue;
+      }
+      Value n = arith::ConstantIndexOp::create(rewriter, loc, srcShape[d]);
+      inside[d].push_back(arith::AndIOp::create(
+          rewriter, loc, arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, v, c0),
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, v, n)));
+      Value last = arith::ConstantIndexOp::create(rewriter, loc, srcShape[d] - 1);
+      index[d].push_back(arith::MinSIOp::create(
+          rewriter, loc, arith::MaxSIOp::create(rewriter, loc, v, c0), last));
+    }
+  SmallVector<Value> positions;
+  int64_t maxExtent = outerShape.empty() ? 0 : *llvm::max_element(outerShape);
+  for (int64_t p = 0; p < maxExtent; ++p)
+    positions.push_back(arith::ConstantIndexOp::create(rewriter, loc, p));
+  auto rowType = VectorType::get({tileType.getShape().back()}, tileType.getElementType());
+  auto maskType = VectorType::get({tileType.getShape().back()}, rewriter.getI1Type());
+  Value innerOffset = getValueOrCreateConstantIndexOp(rewriter, loc, srcOffsets.back());
+  Value tile =
+      tensor::EmptyOp::create(rewriter, loc, tileType.getShape(), tileType.getElementType());
+  SmallVector<int64_t> strides = computeStrides(outerShape);
+  SmallVector<bool> rowInBounds = {true};
+  for (int64_t r = 0, rows = computeProduct(outerShape); r < rows; ++r) {
+    SmallVector<int64_t> pos = delinearize(r, strides);
+    SmallVector<Value> src, dst;
+    Value rowInside;
+    for (unsigned d = 0; d + 1 < rank; ++d) {
+      src.push_back(index[d][pos[d]]);
+      dst.push_back(positions[pos[d]]);
+      if (Value in = inside[d][pos[d]])
+        rowInside = rowInside ? arith::AndIOp::create(rewriter, loc, rowInside, in) : in;
+    }
+    if (!rowInside)
+      rowInside = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+    src.push_back(innerOffset);
+    dst.push_back(c0);
+    Value mask = vector::BroadcastOp::create(rewriter, loc, maskType, rowInside);
+    Value row = vector::TransferReadOp::create(
+        rewriter, loc, rowType, pad.getSource(), src,
+        AffineMapAttr::get(AffineMap::getMinorIdentityMap(srcShape.size(), 1,
+                                                          rewriter.getContext())),
+        pad.getConstantPaddingValue(), mask, rewriter.getBoolArrayAttr(rowInBounds));
+    tile = vector::TransferWriteOp::create(
+               rewriter, loc, row, tile, dst,
+               AffineMapAttr::get(AffineMap::getMinorIdentityMap(rank, 1, rewriter.getContext())),
+               Value(), rewriter.getBoolArrayAttr(rowInBounds))
+               .getResult();
+  }
+  return tile;
+}
+
+/// A border tile of `tileType` at `srcOffsets` in the input, any dimension
+/// padded (NCHW: the innermost, width): the tile is filled with the padding
+/// value, then each row of the box that lies inside the input is copied as
+/// one masked vector at its offset in the tile.
+static Value copiedRowsTile(RewriterBase &rewriter, Location loc, tensor::PadOp pad,
+                            RankedTensorType tileType, ArrayRef<OpFoldResult> srcOffsets,
+                            ArrayRef<OpFoldResult> sizes) {
+  ArrayRef<int64_t> srcShape = pad.getSourceType().getShape();
+  unsigned rank = tileType.getRank();
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr d0, d1, d2;
+  bindDims(ctx, d0, d1, d2);
+  AffineExpr zero = rewriter.getAffineConstantExpr(0);
+  // The part of the tile inside the input: [max(o, 0), min(o + size, n))
+  // with o = offset - low, placed at its distance from the tile's start.
+  SmallVector<OpFoldResult> inOffsets, inSizes, placeAt;
+  for (unsigned d = 0; d < rank; ++d) {
+    AffineExpr extent = rewriter.getAffineConstantExpr(srcShape[d]);
+    OpFoldResult start = affine::makeComposedFoldedAffineMin(
+        rewriter, loc, AffineMap::get(1, 0, {d0, extent}, ctx),
+        {affine::makeComposedFoldedAffineMax(rewriter, loc,
+                                             AffineMap::get(1, 0, {d0, zero}, ctx),
+                                             {srcOffsets[d]})});
+    OpFoldResult stop = affine::makeComposedFoldedAffineMin(
+        rewriter, loc, AffineMap::get(2, 0, {d0 + d1, extent}, ctx), {srcOffsets[d], sizes[d]});
+    inOffsets.push_back(start);
+    inSizes.push_back(affine::makeComposedFoldedAffineMax(
+        rewriter, loc, AffineMap::get(2, 0, {d1 - d0, zero}, ctx), {start, stop}));
+    placeAt.push_back(
+        affine::makeComposedFoldedAffineApply(rewriter, loc, d0 - d1, {start, srcOffsets[d]}));
+  }
+  Value padValue = pad.getConstantPaddingValue();
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, tileType.getShape(), tileType.getElementType());
+  SmallVector<Value> zeros(rank, arith::ConstantIndexOp::create(rewriter, loc, 0));
+  Value splat = vector::BroadcastOp::create(
+      rewriter, loc, VectorType::get(tileType.getShape(), tileType.getElementType()), padValue);
+  SmallVector<bool> inBounds(rank, true);
+  Value filled =
+      vector::TransferWriteOp::create(rewriter, loc, splat, empty, zeros, ArrayRef<bool>(inBounds))
+          .getResult();
+  auto rowType = VectorType::get({tileType.getShape().back()}, tileType.getElementType());
+  Value rowMask = vector::CreateMaskOp::create(
+      rewriter, loc, VectorType::get({tileType.getShape().back()}, rewriter.getI1Type()),
+      ValueRange{getValueOrCreateConstantIndexOp(rewriter, loc, inSizes.back())});
+  SmallVector<Value> lbs, ubs, steps;
+  for (unsigned d = 0; d + 1 < rank; ++d) {
+    lbs.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, placeAt[d]));
+    ubs.push_back(getValueOrCreateConstantIndexOp(
+        rewriter, loc,
+        affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + d1, {placeAt[d], inSizes[d]})));
+    steps.push_back(arith::ConstantIndexOp::create(rewriter, loc, 1));
+  }
+  Value lastSrc = getValueOrCreateConstantIndexOp(rewriter, loc, inOffsets.back());
+  Value lastDst = getValueOrCreateConstantIndexOp(rewriter, loc, placeAt.back());
+  SmallVector<bool> rowInBounds = {true};
+  scf::LoopNest rows = scf::buildLoopNest(
+      rewriter, loc, lbs, ubs, steps, ValueRange{filled},
+      [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args) -> scf::ValueVector {
+        SmallVector<Value> src, dst;
+        for (unsigned d = 0; d + 1 < rank; ++d) {
+          src.push_back(getValueOrCreateConstantIndexOp(
+              b, l,
+              affine::makeComposedFoldedAffineApply(b, l, d0 + d1 - d2,
+                                                    {inOffsets[d], ivs[d], placeAt[d]})));
+          dst.push_back(ivs[d]);
+        }
+        src.push_back(lastSrc);
+        dst.push_back(lastDst);
+        Value row = vector::TransferReadOp::create(
+            b, l, rowType, pad.getSource(), src,
+            AffineMapAttr::get(AffineMap::getMinorIdentityMap(srcShape.size(), 1, ctx)),
+            padValue, rowMask, b.getBoolArrayAttr(rowInBounds));
+        return {vector::TransferWriteOp::create(
+                    b, l, row, args.front(), dst,
+                    AffineMapAttr::get(AffineMap::getMinorIdentityMap(rank, 1, ctx)), rowMask,
+                    b.getBoolArrayAttr(rowInBounds))
+                    .getResult()};
+      });
+  return rows.results.front();
 }
 
 /// A depthwise convolution or pooling whose input is padded (the pad joins
 /// the dispatch, fusion's isFusedWindowPad) reads each innermost tile of the
 /// padded input through `slice`. Most tiles lie inside the unpadded input:
 /// the rest of the tile's block is versioned on that, the interior copy
-/// reading the input in place and the border copy padding just its tile
-/// (on the stack, a fill and a copy of what lies inside). No host fill and
-/// copy of the whole padded activation remains; before, the copy was a
-/// third of a 3x3 depthwise convolution's time.
-static bool readPaddingInPlace(RewriterBase &rewriter, tensor::ExtractSliceOp slice) {
-  SmallVector<OpFoldResult> offsets;
-  tensor::PadOp pad = paddedSource(rewriter, slice, offsets);
-  if (!pad || !pad.getConstantPaddingValue() || !pad.getLow().empty() ||
-      !pad.getHigh().empty() || !pad.getSourceType().hasStaticShape() ||
-      !isa<func::FuncOp>(pad->getParentOp()))
-    return false;
+/// reading the input in place and the border copy padding just its tile on
+/// the stack (maskedRowsTile, else copiedRowsTile). No host fill and copy of
+/// the whole padded activation remains; before, the copy was a third of a
+/// 3x3 depthwise convolution's time.
+static void readPaddingInPlace(RewriterBase &rewriter, tensor::ExtractSliceOp slice,
+                               tensor::PadOp pad) {
   Location loc = slice.getLoc();
+  rewriter.setInsertionPoint(slice);
+  SmallVector<OpFoldResult> offsets = offsetsIntoPad(rewriter, slice);
   SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
   ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
   ArrayRef<int64_t> srcShape = pad.getSourceType().getShape();
   // Inside: low <= offset and offset + size <= low + source size, on every
   // padded dimension.
-  rewriter.setInsertionPoint(slice);
   AffineExpr d0, d1;
   bindDims(rewriter.getContext(), d0, d1);
   Value inside = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
   SmallVector<OpFoldResult> srcOffsets;
   for (unsigned d = 0; d < offsets.size(); ++d) {
-    srcOffsets.push_back(affine::makeComposedFoldedAffineApply(
-        rewriter, loc, d0 - low[d], {offsets[d]}));
+    srcOffsets.push_back(
+        affine::makeComposedFoldedAffineApply(rewriter, loc, d0 - low[d], {offsets[d]}));
     if (low[d] == 0 && high[d] == 0)
       continue;
     Value off = getValueOrCreateConstantIndexOp(rewriter, loc, offsets[d]);
@@ -229,232 +440,32 @@ static bool readPaddingInPlace(RewriterBase &rewriter, tensor::ExtractSliceOp sl
         rewriter, loc, inside,
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sle, end, hi));
   }
-  // The ops after the slice move into both branches; the values they
-  // compute for later ops (the block's terminator) become the if's results.
-  Block *block = slice->getBlock();
-  Operation *terminator = block->getTerminator();
-  SmallVector<Operation *> moved;
-  for (Operation *op = slice->getNextNode(); op && op != terminator; op = op->getNextNode())
-    moved.push_back(op);
-  llvm::DenseSet<Operation *> movedSet(moved.begin(), moved.end());
-  llvm::SetVector<Value> escaping;
-  for (Operation *op : moved)
-    for (Value result : op->getResults())
-      for (OpOperand &use : result.getUses()) {
-        Operation *owner = block->findAncestorOpInBlock(*use.getOwner());
-        if (!owner || !movedSet.contains(owner))
-          escaping.insert(result);
-      }
-  SmallVector<Type> resultTypes =
-      llvm::to_vector(llvm::map_range(escaping, [](Value v) { return v.getType(); }));
-  auto ifOp = scf::IfOp::create(rewriter, loc, resultTypes, inside,
-                                /*addThenBlock=*/true, /*addElseBlock=*/true);
-  auto fillBranch = [&](Block *branch, Value tile) {
-    IRMapping map;
-    map.map(slice.getResult(), tile);
-    for (Operation *op : moved)
-      rewriter.clone(*op, map);
-    scf::YieldOp::create(rewriter, loc,
-                         llvm::to_vector(llvm::map_range(
-                             escaping, [&](Value v) { return map.lookupOrDefault(v); })));
-  };
-  // Interior: the same tile of the unpadded input.
-  Block *thenBlock = ifOp.thenBlock();
-  if (!thenBlock->empty())
-    rewriter.eraseOp(thenBlock->getTerminator());
-  rewriter.setInsertionPointToStart(thenBlock);
-  Value interior = tensor::ExtractSliceOp::create(
-      rewriter, loc, slice.getResultType(), pad.getSource(), srcOffsets, sizes,
-      slice.getMixedStrides());
-  fillBranch(thenBlock, interior);
-  // Border: pad this tile alone.
-  Block *elseBlock = ifOp.elseBlock();
-  if (!elseBlock->empty())
-    rewriter.eraseOp(elseBlock->getTerminator());
-  rewriter.setInsertionPointToStart(elseBlock);
   RankedTensorType tileType = slice.getResultType();
-  unsigned rank = tileType.getRank();
-  int64_t rows = 1;
-  for (int64_t extent : tileType.getShape().drop_back())
-    rows *= extent;
-  // Innermost dimension not padded (NHWC: channels) and a small tile: each
-  // row of the tile is one vector read under a mask that is all on when the
-  // row lies inside the input and all off (the padding value, no memory
-  // touched) when it does not, at row indices clamped into the input. The
-  // rows are unrolled: no loop, no fill before, no per-row branch.
-  if (low.back() == 0 && high.back() == 0 && rows <= 64) {
-    auto rowType = VectorType::get({tileType.getShape().back()}, tileType.getElementType());
-    auto maskType = VectorType::get({tileType.getShape().back()}, rewriter.getI1Type());
-    Value padValue = pad.getConstantPaddingValue();
-    Value tile = tensor::EmptyOp::create(rewriter, loc, tileType.getShape(),
-                                         tileType.getElementType());
-    Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value innerOffset = getValueOrCreateConstantIndexOp(rewriter, loc, srcOffsets.back());
-    AffineMap minorRead = AffineMap::getMinorIdentityMap(
-        pad.getSourceType().getRank(), 1, rewriter.getContext());
-    AffineMap minorWrite = AffineMap::getMinorIdentityMap(rank, 1, rewriter.getContext());
-    SmallVector<bool> rowInBounds = {true};
-    SmallVector<int64_t> outerShape(tileType.getShape().drop_back());
-    // Per dimension and position in the tile: the input index (clamped
-    // into the input) and whether it lies inside; shared by all rows.
-    SmallVector<SmallVector<Value>> index(rank - 1), inside(rank - 1);
-    for (unsigned d = 0; d + 1 < rank; ++d)
-      for (int64_t p = 0; p < outerShape[d]; ++p) {
-        OpFoldResult at =
-            affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + p, {srcOffsets[d]});
-        Value v = getValueOrCreateConstantIndexOp(rewriter, loc, at);
-        if (low[d] == 0 && high[d] == 0) {
-          index[d].push_back(v);
-          inside[d].push_back(Value());
-          continue;
-        }
-        Value n = arith::ConstantIndexOp::create(rewriter, loc, srcShape[d]);
-        inside[d].push_back(arith::AndIOp::create(
-            rewriter, loc,
-            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, v, c0),
-            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, v, n)));
-        Value last = arith::ConstantIndexOp::create(rewriter, loc, srcShape[d] - 1);
-        index[d].push_back(arith::MinSIOp::create(
-            rewriter, loc, arith::MaxSIOp::create(rewriter, loc, v, c0), last));
-      }
-    SmallVector<Value> positions;
-    int64_t maxExtent = outerShape.empty() ? 0 : *llvm::max_element(outerShape);
-    for (int64_t p = 0; p < maxExtent; ++p)
-      positions.push_back(arith::ConstantIndexOp::create(rewriter, loc, p));
-    for (int64_t r = 0; r < rows; ++r) {
-      SmallVector<int64_t> pos = delinearize(r, computeStrides(outerShape));
-      SmallVector<Value> src, dst;
-      Value rowInside;
-      for (unsigned d = 0; d + 1 < rank; ++d) {
-        src.push_back(index[d][pos[d]]);
-        dst.push_back(positions[pos[d]]);
-        if (Value in = inside[d][pos[d]])
-          rowInside = rowInside ? arith::AndIOp::create(rewriter, loc, rowInside, in) : in;
-      }
-      if (!rowInside)
-        rowInside = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
-      src.push_back(innerOffset);
-      dst.push_back(c0);
-      Value mask = vector::BroadcastOp::create(rewriter, loc, maskType, rowInside);
-      Value row = vector::TransferReadOp::create(rewriter, loc, rowType, pad.getSource(), src,
-                                                 AffineMapAttr::get(minorRead), padValue, mask,
-                                                 rewriter.getBoolArrayAttr(rowInBounds));
-      tile = vector::TransferWriteOp::create(rewriter, loc, row, tile, dst,
-                                             AffineMapAttr::get(minorWrite), Value(),
-                                             rewriter.getBoolArrayAttr(rowInBounds))
-                 .getResult();
-    }
-    fillBranch(elseBlock, tile);
-  } else {
-    // The part of the tile inside the input: [max(o, 0), min(o + size, n))
-    // with o = offset - low, placed at its distance from the tile's start.
-    SmallVector<OpFoldResult> inOffsets, inSizes, placeAt;
-    AffineExpr zero = rewriter.getAffineConstantExpr(0);
-    for (unsigned d = 0; d < offsets.size(); ++d) {
-      AffineExpr extent = rewriter.getAffineConstantExpr(srcShape[d]);
-      OpFoldResult start = affine::makeComposedFoldedAffineMax(
-          rewriter, loc, AffineMap::get(1, 0, {d0, zero}, rewriter.getContext()),
-          {srcOffsets[d]});
-      start = affine::makeComposedFoldedAffineMin(
-          rewriter, loc, AffineMap::get(1, 0, {d0, extent}, rewriter.getContext()),
-          {start});
-      OpFoldResult stop = affine::makeComposedFoldedAffineMin(
-          rewriter, loc,
-          AffineMap::get(2, 0, {d0 + d1, extent}, rewriter.getContext()),
-          {srcOffsets[d], sizes[d]});
-      OpFoldResult size = affine::makeComposedFoldedAffineMax(
-          rewriter, loc, AffineMap::get(2, 0, {d1 - d0, zero}, rewriter.getContext()),
-          {start, stop});
-      inOffsets.push_back(start);
-      inSizes.push_back(size);
-      placeAt.push_back(
-          affine::makeComposedFoldedAffineApply(rewriter, loc, d0 - d1, {start, srcOffsets[d]}));
-    }
-    // The tile: the padding value everywhere, then the inside part.
-    auto vecType = VectorType::get(tileType.getShape(), tileType.getElementType());
-    Value padValue = pad.getConstantPaddingValue();
-    Value empty = tensor::EmptyOp::create(rewriter, loc, tileType.getShape(),
-                                          tileType.getElementType());
-    SmallVector<Value> zeros(tileType.getRank(), arith::ConstantIndexOp::create(rewriter, loc, 0));
-    Value splat = vector::BroadcastOp::create(rewriter, loc, vecType, padValue);
-    SmallVector<bool> inBounds(tileType.getRank(), true);
-    Value filled = vector::TransferWriteOp::create(rewriter, loc, splat, empty, zeros,
-                                                   ArrayRef<bool>(inBounds))
-                       .getResult();
-    // Rows of the inside box, each a masked vector of the innermost
-    // dimension: [placeAt, placeAt + inSize) of the tile takes
-    // [inOffset, inOffset + inSize) of the input. No per-element conditions.
-    auto rowType = VectorType::get({tileType.getShape().back()}, tileType.getElementType());
-    Value rowMask = vector::CreateMaskOp::create(
-        rewriter, loc, VectorType::get({tileType.getShape().back()}, rewriter.getI1Type()),
-        ValueRange{getValueOrCreateConstantIndexOp(rewriter, loc, inSizes.back())});
-    SmallVector<Value> lbs, ubs, steps;
-    for (unsigned d = 0; d + 1 < rank; ++d) {
-      lbs.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, placeAt[d]));
-      ubs.push_back(getValueOrCreateConstantIndexOp(
-          rewriter, loc,
-          affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + d1,
-                                                {placeAt[d], inSizes[d]})));
-      steps.push_back(arith::ConstantIndexOp::create(rewriter, loc, 1));
-    }
-    Value lastSrc = getValueOrCreateConstantIndexOp(rewriter, loc, inOffsets.back());
-    Value lastDst = getValueOrCreateConstantIndexOp(rewriter, loc, placeAt.back());
-    SmallVector<bool> rowInBounds = {true};
-    scf::LoopNest rows = scf::buildLoopNest(
-        rewriter, loc, lbs, ubs, steps, ValueRange{filled},
-        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args) -> scf::ValueVector {
-          SmallVector<Value> src, dst;
-          for (unsigned d = 0; d + 1 < rank; ++d) {
-            src.push_back(getValueOrCreateConstantIndexOp(
-                b, l,
-                affine::makeComposedFoldedAffineApply(
-                    b, l, d0 + d1 - rewriter.getAffineDimExpr(2),
-                    {inOffsets[d], ivs[d], placeAt[d]})));
-            dst.push_back(ivs[d]);
-          }
-          src.push_back(lastSrc);
-          dst.push_back(lastDst);
-          AffineMap minor = AffineMap::getMinorIdentityMap(
-              cast<ShapedType>(pad.getSource().getType()).getRank(), 1, b.getContext());
-          Value row = vector::TransferReadOp::create(b, l, rowType, pad.getSource(), src,
-                                                     AffineMapAttr::get(minor), padValue,
-                                                     rowMask, b.getBoolArrayAttr(rowInBounds));
-          Value written = vector::TransferWriteOp::create(
-                              b, l, row, args.front(), dst,
-                              AffineMapAttr::get(AffineMap::getMinorIdentityMap(rank, 1, b.getContext())),
-                              rowMask, b.getBoolArrayAttr(rowInBounds))
-                              .getResult();
-          return {written};
-        });
-    Value borderTile = rows.results.front();
-    fillBranch(elseBlock, borderTile);
-  }
-  for (auto [v, r] : llvm::zip(escaping, ifOp.getResults()))
-    rewriter.replaceUsesWithIf(v, r, [&](OpOperand &use) {
-      Operation *owner = block->findAncestorOpInBlock(*use.getOwner());
-      return !owner || !movedSet.contains(owner);
-    });
-  for (Operation *op : llvm::reverse(moved))
-    rewriter.eraseOp(op);
-  rewriter.eraseOp(slice);
-  return true;
+  versionBlockTail(
+      rewriter, slice, inside,
+      [&]() -> Value {
+        return tensor::ExtractSliceOp::create(rewriter, loc, tileType, pad.getSource(),
+                                              srcOffsets, sizes, slice.getMixedStrides());
+      },
+      [&]() -> Value {
+        if (low.back() == 0 && high.back() == 0 &&
+            computeProduct(tileType.getShape().drop_back()) <= kMaxUnrolledPadRows)
+          return maskedRowsTile(rewriter, loc, pad, tileType, srcOffsets);
+        return copiedRowsTile(rewriter, loc, pad, tileType, srcOffsets, sizes);
+      });
 }
 
 /// readPaddingInPlace for every innermost slice of a padded input.
 static void readPaddingInPlace(RewriterBase &rewriter, func::FuncOp fn) {
-  SmallVector<tensor::ExtractSliceOp> slices;
+  SmallVector<std::pair<tensor::ExtractSliceOp, tensor::PadOp>> slices;
   fn.walk([&](tensor::ExtractSliceOp slice) {
-    if (llvm::any_of(slice->getUsers(),
-                     [](Operation *u) { return isa<tensor::ExtractSliceOp>(u); }))
-      return;
-    Value source = slice.getSource();
-    while (auto outer = source.getDefiningOp<tensor::ExtractSliceOp>())
-      source = outer.getSource();
-    if (source.getDefiningOp<tensor::PadOp>())
-      slices.push_back(slice);
+    if (llvm::none_of(slice->getUsers(),
+                      [](Operation *u) { return isa<tensor::ExtractSliceOp>(u); }))
+      if (tensor::PadOp pad = paddedSource(slice))
+        slices.push_back({slice, pad});
   });
-  for (tensor::ExtractSliceOp slice : slices)
-    (void)readPaddingInPlace(rewriter, slice);
+  for (auto [slice, pad] : slices)
+    readPaddingInPlace(rewriter, slice, pad);
 }
 
 /// A convolution whose filter window has been tiled to one tap reads its
