@@ -19,6 +19,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/TilingInterface.h"
@@ -612,6 +613,132 @@ static bool readsInOrder(linalg::LinalgOp op) {
   return true;
 }
 
+/// A contraction's dispatch that reaches its last consumer through a
+/// tensor.expand_shape (fusion's consumerThroughExpand: the per-head
+/// transpose after a transformer's Q or V projection): the reshape is
+/// propagated up through the epilogue into the contraction, generalized, by
+/// upstream's fold-by-expansion patterns, until it reaches the dispatch's
+/// inputs (the weights and bias, viewed in the expanded shape). Then every
+/// op shares one iteration space and reads its producer through a
+/// permutation, and the dispatch tiles as one.
+static bool expandReshapesIntoContraction(RewriterBase &rewriter, func::FuncOp fn) {
+  bool reshapedResult = false;
+  fn.walk([&](tensor::ExpandShapeOp e) {
+    reshapedResult |= e.getSrc().getDefiningOp<linalg::LinalgOp>() != nullptr;
+  });
+  if (!reshapedResult)
+    return false;
+  SmallVector<linalg::LinalgOp> named;
+  fn.walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp>(op) && linalg::isaContractionOpInterface(op))
+      named.push_back(op);
+  });
+  for (linalg::LinalgOp op : named) {
+    rewriter.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rewriter, op);
+  }
+  MLIRContext *ctx = fn.getContext();
+  RewritePatternSet patterns(ctx);
+  linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
+                                                    [](OpOperand *) { return true; });
+  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
+  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
+  linalg::FillOp::getCanonicalizationPatterns(patterns, ctx);
+  (void)applyPatternsGreedily(fn, std::move(patterns));
+  // The accumulators' tensor.empty in the expanded shape: a stack buffer of
+  // that shape, not an expand_shape view of one.
+  fn.walk([&](tensor::ExpandShapeOp e) {
+    if (!e.getSrc().getDefiningOp<tensor::EmptyOp>() || !e.getResultType().hasStaticShape())
+      return;
+    rewriter.setInsertionPoint(e);
+    rewriter.replaceOpWithNewOp<tensor::EmptyOp>(e, e.getResultType().getShape(),
+                                                 e.getResultType().getElementType());
+  });
+  return true;
+}
+
+/// A vector read of a tensor.expand_shape (the weights of an expanded
+/// contraction, viewed per head) as a read of the unexpanded tensor at the
+/// linearized indices, when the vector only runs along the last dimension of
+/// a reshaped group (contiguous in the source). Upstream's memref alias
+/// folding loops without progress on such reads after bufferization.
+struct ReadThroughExpandShape final : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    auto expand = read.getBase().getDefiningOp<tensor::ExpandShapeOp>();
+    if (!expand || read.getMask() || !expand.getSrcType().hasStaticShape())
+      return failure();
+    AffineMap map = read.getPermutationMap();
+    ArrayRef<int64_t> shape = expand.getResultType().getShape();
+    SmallVector<unsigned> groupOf(shape.size());
+    for (auto [g, group] : llvm::enumerate(expand.getReassociationIndices()))
+      for (int64_t d : group)
+        groupOf[d] = g;
+    SmallVector<AffineExpr> results;
+    for (auto [e, size] : llvm::zip(map.getResults(), read.getVectorType().getShape())) {
+      auto d = dyn_cast<AffineDimExpr>(e);
+      if (!d) {
+        results.push_back(e);
+        continue;
+      }
+      ReassociationIndices group = expand.getReassociationIndices()[groupOf[d.getPosition()]];
+      // A unit vector dimension reads one element: a broadcast of it.
+      if (size == 1 && d.getPosition() != static_cast<unsigned>(group.back())) {
+        results.push_back(rewriter.getAffineConstantExpr(0));
+        continue;
+      }
+      if (d.getPosition() != static_cast<unsigned>(group.back()))
+        return rewriter.notifyMatchFailure(read, "vector along an outer dimension of a group");
+      results.push_back(rewriter.getAffineDimExpr(groupOf[d.getPosition()]));
+    }
+    Location loc = read.getLoc();
+    SmallVector<Value> indices;
+    for (ReassociationIndices group : expand.getReassociationIndices()) {
+      AffineExpr linear = rewriter.getAffineConstantExpr(0);
+      SmallVector<OpFoldResult> operands;
+      for (auto [i, d] : llvm::enumerate(group)) {
+        linear = linear * shape[d] + rewriter.getAffineDimExpr(i);
+        operands.push_back(read.getIndices()[d]);
+      }
+      indices.push_back(getValueOrCreateConstantIndexOp(
+          rewriter, loc,
+          affine::makeComposedFoldedAffineApply(
+              rewriter, loc, AffineMap::get(group.size(), 0, linear), operands)));
+    }
+    auto newMap = AffineMap::get(expand.getSrcType().getRank(), 0, results, getContext());
+    rewriter.replaceOpWithNewOp<vector::TransferReadOp>(
+        read, read.getVectorType(), expand.getSrc(), indices, AffineMapAttr::get(newMap),
+        read.getPadding(), Value(), read.getInBoundsAttr());
+    return success();
+  }
+};
+
+/// The tiled contraction of an expanded dispatch keeps the split dimension
+/// with extent 1 (one head per tile): dropping it leaves the plain
+/// (m, n, k) contraction that vectorizes to vector.contract like a matmul.
+static void dropUnitDimsOfContractions(func::FuncOp fn) {
+  MLIRContext *ctx = fn.getContext();
+  linalg::ControlDropUnitDims options;
+  options.rankReductionStrategy =
+      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+  options.controlFn = [](Operation *op) -> SmallVector<unsigned> {
+    auto g = dyn_cast<linalg::GenericOp>(op);
+    if (!g || !linalg::isaContractionOpInterface(g))
+      return {};
+    // Parallel loops only: a dropped unit reduction loop would leave a
+    // multiply and an add, not a contraction (no FMA).
+    SmallVector<unsigned> dims;
+    for (auto [i, it] : llvm::enumerate(g.getIteratorTypesArray()))
+      if (it == utils::IteratorType::parallel)
+        dims.push_back(i);
+    return dims;
+  };
+  RewritePatternSet patterns(ctx);
+  linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
+  (void)applyPatternsGreedily(fn, std::move(patterns));
+}
+
 struct TileAndVectorizePass final
     : public impl::TileAndVectorizePassBase<TileAndVectorizePass> {
   using Base::Base;
@@ -623,6 +750,7 @@ struct TileAndVectorizePass final
     MLIRContext *ctx = &getContext();
     IRRewriter rewriter(ctx);
     TileSizeOptions opts{vectorBits, targetWorkgroups, tileScale, vnni};
+    bool expanded = expandReshapesIntoContraction(rewriter, fn);
 
     // 1. The op whose result is stored into the first output buffer.
     // With several outputs, the last of them in block order: it consumes
@@ -670,6 +798,8 @@ struct TileAndVectorizePass final
       affine::AffineMinOp::getCanonicalizationPatterns(patterns, ctx);
       (void)applyPatternsGreedily(fn, std::move(patterns));
     }
+    if (expanded)
+      dropUnitDimsOfContractions(fn);
     // 6. Vectorize every linalg op, masked where its shape is dynamic.
     SmallVector<linalg::LinalgOp> candidates;
     fn.walk([&](linalg::LinalgOp op) { candidates.push_back(op); });
@@ -725,6 +855,15 @@ struct TileAndVectorizePass final
     // 7. Fold slices into transfers and clean up.
     RewritePatternSet patterns(ctx);
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+    if (expanded) {
+      patterns.add<ReadThroughExpandShape>(ctx);
+      // The generic contraction vectorizes as a multiply and a reduction:
+      // back to vector.contract, which lowers to FMAs like a matmul's.
+      // Broadcasting reads become a read and a vector.broadcast, which the
+      // contraction folds into its indexing maps.
+      vector::populateVectorReductionToContractPatterns(patterns);
+      vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    }
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
     scf::ForOp::getCanonicalizationPatterns(patterns, ctx);

@@ -62,6 +62,33 @@ static bool isRowReduction(Operation *op) {
          !isa<linalg::ConvolutionOpInterface>(op) && op->getNumResults() == 1;
 }
 
+/// The consumer that a contraction's dispatch reaches through a reshape:
+/// `op`'s only use is a tensor.expand_shape whose only use is an elementwise
+/// generic reading it through a permutation (a transformer's per-head
+/// transpose after the Q and V projections). Returns {reshape, consumer}.
+/// Codegen propagates the expand_shape up through the epilogue into the
+/// contraction (expandReshapesIntoContraction), so the consumer reads the
+/// root's result through a permutation like any other.
+static std::pair<Operation *, Operation *>
+consumerThroughExpand(Operation *op, const llvm::DenseSet<Operation *> &taken,
+                      Operation *root) {
+  auto contraction = dyn_cast<linalg::LinalgOp>(root);
+  if (!contraction || !linalg::isaContractionOpInterface(contraction) ||
+      op->getNumResults() != 1 || !op->getResult(0).hasOneUse())
+    return {};
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(*op->getResult(0).getUsers().begin());
+  if (!expand || expand->getBlock() != op->getBlock() || !expand->getResult(0).hasOneUse())
+    return {};
+  OpOperand &use = *expand->getResult(0).getUses().begin();
+  auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!user || taken.contains(user) || user->getBlock() != op->getBlock() ||
+      !isElementwiseOp(user) || user->getNumResults() != 1 || user.isDpsInit(&use) ||
+      !user.getMatchingIndexingMap(&use).isPermutation() ||
+      llvm::count(user->getOperands(), expand.getResult()) != 1)
+    return {};
+  return {expand, user};
+}
+
 static Operation *fusableConsumer(Operation *op,
                                   const llvm::DenseSet<Operation *> &taken,
                                   bool aggressive, Operation *root) {
@@ -440,7 +467,13 @@ struct FormDispatchesPass final
         if (*fusion != FusionMode::None && isRootOp(op)) {
           bool aggressive = *fusion == FusionMode::Aggressive;
           Operation *cur = op;
-          while (Operation *next = fusableConsumer(cur, taken, aggressive, op)) {
+          while (true) {
+            Operation *next = fusableConsumer(cur, taken, aggressive, op);
+            Operation *reshape = nullptr;
+            if (!next)
+              std::tie(reshape, next) = consumerThroughExpand(cur, taken, op);
+            if (!next)
+              break;
             // Every operand the consumer reads must be available where the
             // dispatch is placed: defined before the root, or in the group.
             // A tensor.empty or scalar constant is cloned into the dispatch:
@@ -449,10 +482,15 @@ struct FormDispatchesPass final
               Operation *def = v.getDefiningOp();
               return !def || def->getBlock() != op->getBlock() ||
                      def->isBeforeInBlock(op) || llvm::is_contained(group, def) ||
+                     def == reshape ||
                      (isClonedIntoDispatch(def) && def->getNumOperands() == 0);
             });
             if (!ready)
               break;
+            if (reshape) {
+              group.push_back(reshape);
+              taken.insert(reshape);
+            }
             group.push_back(next);
             taken.insert(next);
             cur = next;
