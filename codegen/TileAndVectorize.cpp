@@ -645,9 +645,14 @@ static bool expandReshapesIntoContraction(RewriterBase &rewriter, func::FuncOp f
   tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
   linalg::FillOp::getCanonicalizationPatterns(patterns, ctx);
   (void)applyPatternsGreedily(fn, std::move(patterns));
-  // The accumulators' tensor.empty in the expanded shape: a stack buffer of
-  // that shape, not an expand_shape view of one.
+  // A reshape left after a linalg op means the ops before it cannot be
+  // tiled with the consumer: say so. The accumulators' tensor.empty in the
+  // expanded shape becomes a stack buffer of that shape, not an
+  // expand_shape view of one.
   fn.walk([&](tensor::ExpandShapeOp e) {
+    if (auto producer = e.getSrc().getDefiningOp<linalg::LinalgOp>())
+      producer->emitWarning() << "the reshape after this op could not be propagated into "
+                                 "it; the dispatch is not tiled as one";
     if (!e.getSrc().getDefiningOp<tensor::EmptyOp>() || !e.getResultType().hasStaticShape())
       return;
     rewriter.setInsertionPoint(e);
