@@ -127,7 +127,8 @@ static Operation *fusableConsumer(Operation *op,
     bool rowResult = isRowReduction(root) &&
                      cast<ShapedType>(result.getType()).getRank() ==
                          cast<ShapedType>(root->getResult(0).getType()).getRank();
-    if (!map.isPermutation() && !(rowResult && map.isProjectedPermutation()))
+    if (!map.isPermutation() &&
+        !(rowResult && map.isProjectedPermutation(/*allowZeroInResults=*/true)))
       return nullptr;
   }
   (void)use;
@@ -342,7 +343,8 @@ static std::string whyNotFused(Operation *producer, OpOperand &operand,
     return "result-is-consumer-init: the consumer would overwrite the value it reads";
   if (!linalgConsumer.getMatchingIndexingMap(&operand).isPermutation() &&
       !(llvm::any_of(producerGroup, isRowReduction) &&
-        linalgConsumer.getMatchingIndexingMap(&operand).isProjectedPermutation()))
+        linalgConsumer.getMatchingIndexingMap(&operand).isProjectedPermutation(
+            /*allowZeroInResults=*/true)))
     return "consumer-reads-through-broadcast: a tile of the consumer would need "
            "more than the root's tile";
   if (producer != producerGroup.back())

@@ -38,6 +38,83 @@ static bool isFoldableEnd(Operation *op) {
   return !op || (isa<linalg::GenericOp>(op) && isElementwiseOp(op));
 }
 
+/// The dims of a reshape's wider side grouped by the narrower side's dim,
+/// when every group has at most one dim that is not a static 1: the reshape
+/// only inserts or drops unit dims.
+static std::optional<SmallVector<ReassociationIndices>>
+unitReassociation(Operation *reshape, ShapedType &wide) {
+  SmallVector<ReassociationIndices> groups;
+  if (auto e = dyn_cast<tensor::ExpandShapeOp>(reshape)) {
+    groups = e.getReassociationIndices();
+    wide = e.getResultType();
+  } else if (auto c = dyn_cast<tensor::CollapseShapeOp>(reshape)) {
+    groups = c.getReassociationIndices();
+    wide = c.getSrcType();
+  } else {
+    return std::nullopt;
+  }
+  for (const ReassociationIndices &g : groups)
+    if (llvm::count_if(g, [&](int64_t d) { return wide.getDimSize(d) != 1; }) > 1)
+      return std::nullopt;
+  return groups;
+}
+
+/// An elementwise generic reading an expand_shape or collapse_shape that
+/// only inserts or drops unit dims reads the reshape's source instead, with
+/// the reshape folded into its indexing map (a unit dim is index 0). A
+/// keep-dims reduction (TOSA's reduce_max and reduce_sum in a softmax) then
+/// reaches the consumer that broadcasts it without a reshape between them,
+/// and they share a dispatch. Neither expansion nor sinking can do this: the
+/// consumer reads the unit dim at the constant index 0, not through a loop.
+struct FoldUnitReshapeIntoConsumer final : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isElementwiseOp(op))
+      return failure();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      Operation *reshape = input->get().getDefiningOp();
+      ShapedType wide;
+      std::optional<SmallVector<ReassociationIndices>> groups =
+          reshape ? unitReassociation(reshape, wide) : std::nullopt;
+      if (!groups)
+        continue;
+      bool expand = isa<tensor::ExpandShapeOp>(reshape);
+      AffineMap map = op.getMatchingIndexingMap(input);
+      // A read through loops only is left to sinking, which collapses the
+      // consumer so that it still reads a root's result through a
+      // permutation.
+      if (map.isProjectedPermutation())
+        continue;
+      MLIRContext *ctx = op.getContext();
+      AffineExpr zero = getAffineConstantExpr(0, ctx);
+      // Expand: one source dim per group of the read (expanded) dims, its
+      // index that of the group's non-unit dim. Collapse: each source dim of
+      // a group takes the read dim's index if it is the non-unit one.
+      SmallVector<AffineExpr> results;
+      for (auto [i, g] : llvm::enumerate(*groups)) {
+        auto nonUnit = llvm::find_if(g, [&](int64_t d) { return wide.getDimSize(d) != 1; });
+        if (expand) {
+          results.push_back(nonUnit == g.end() ? zero : map.getResult(*nonUnit));
+        } else {
+          for (int64_t d : g)
+            results.push_back(nonUnit != g.end() && *nonUnit == d ? map.getResult(i)
+                                                                  : zero);
+        }
+      }
+      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+      maps[input->getOperandNumber()] =
+          AffineMap::get(map.getNumDims(), map.getNumSymbols(), results, ctx);
+      rewriter.modifyOpInPlace(op, [&] {
+        input->set(reshape->getOperand(0));
+        op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+      });
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct PropagateReshapesPass final
     : public impl::PropagateReshapesPassBase<PropagateReshapesPass> {
   using Base::Base;
@@ -66,10 +143,12 @@ struct PropagateReshapesPass final
       if (failed(applyPatternsGreedily(func, std::move(patterns), config)))
         return signalPassFailure();
     }
-    // 2. Sink what remains: elementwise consumers of an expand_shape work on
-    // its source shape.
+    // 2. Sink what remains: elementwise consumers of a reshape that only
+    // inserts or drops unit dims read its source (FoldUnitReshapeIntoConsumer);
+    // those of another expand_shape work on its source shape.
     {
       RewritePatternSet patterns(ctx);
+      patterns.add<FoldUnitReshapeIntoConsumer>(ctx, /*benefit=*/2);
       linalg::populateFoldReshapeOpsByCollapsingPatterns(
           patterns, [](OpOperand *operand) {
             auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
