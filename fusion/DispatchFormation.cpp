@@ -147,8 +147,11 @@ static bool isBroadcastInit(Operation *op) {
       !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
     return false;
   for (OpOperand *in : g.getDpsInputOperands()) {
+    // A bias of one element read at index 0 ((d0, d1, d2, d3) -> (0), TOSA's
+    // broadcast of a single output channel) is a broadcast too.
     AffineMap map = g.getMatchingIndexingMap(in);
-    if (!map.isProjectedPermutation() || map.getNumResults() >= g.getNumLoops())
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true) ||
+        map.getNumResults() >= g.getNumLoops())
       return false;
   }
   // Reading only lower-rank inputs, it may also compute (a quantized

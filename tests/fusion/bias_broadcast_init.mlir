@@ -116,3 +116,34 @@ func.func @computed_init(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>, %x: tensor
   %m = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x32xf32>) outs(%s : tensor<8x32xf32>) -> tensor<8x32xf32>
   return %m : tensor<8x32xf32>
 }
+
+// -----
+
+// A convolution with a single output channel (a squeeze-excite reduction of
+// a narrow block): TOSA broadcasts its one-element bias at index 0,
+// (d0, d1, d2, d3) -> (0). That is a broadcast too, and the conv takes it:
+// one dispatch.
+//
+// CHECK-LABEL: func.func private @one_channel_bias_dispatch_0(
+// CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK:           linalg.conv_2d_nhwc_hwcf
+// CHECK:           return
+// CHECK-NOT:     func.func private
+// CHECK-LABEL: func.func @one_channel_bias(
+// CHECK-NOT:       linalg.
+// CHECK:           call @one_channel_bias_dispatch_0(
+// CHECK-NOT:       call
+// EXPLAIN-NOT: remark: not fused
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#zero = affine_map<(d0, d1, d2, d3) -> (0)>
+func.func @one_channel_bias(%x: tensor<1x1x1x24xf32>, %w: tensor<1x1x24x1xf32>, %bias: tensor<1xf32>) -> tensor<1x1x1x1xf32> {
+  %e = tensor.empty() : tensor<1x1x1x1xf32>
+  %b = linalg.generic {indexing_maps = [#zero, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : tensor<1xf32>) outs(%e : tensor<1x1x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x1x1x1xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x1x1x24xf32>, tensor<1x1x24x1xf32>) outs(%b : tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>
+  return %c : tensor<1x1x1x1xf32>
+}
