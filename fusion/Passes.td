@@ -52,6 +52,19 @@ def PropagateReshapesPass : Pass<"jitrun-fusion-propagate-reshapes", "func::Func
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
 }
 
+def MergeReductionsPass : Pass<"jitrun-fusion-merge-reductions", "func::FuncOp"> {
+  let summary = "Merge a reduction of a reduction into one reduction over both dims";
+  let description = [{
+    A `linalg.reduce` whose input is another `linalg.reduce`'s only use
+    (possibly through a reshape that only inserts or drops unit dims), with
+    the same single-op combiner and the same fill value, becomes one
+    reduction over the union of their dims, followed by a unit reshape to
+    the old result shape. TOSA's mean over an image (two single-axis
+    reduce_sum ops) becomes one root and one dispatch.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
+}
+
 def DecomposeHostOpsPass : Pass<"jitrun-fusion-decompose-host-ops", "func::FuncOp"> {
   let summary = "Rewrite tensor.pad and tensor.concat as fills and slice copies";
   let description = [{

@@ -41,7 +41,10 @@ void buildImportPipeline(OpPassManager &pm) {
 void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
   // 1. Elementwise fusion to a fixed point under jitrun's control function,
   //    reshape propagation, and fusion again on what the reshapes hid.
+  //    A reduction of a reduction with the same combiner is one reduction
+  //    first (TOSA's mean over an image).
   if (options.mode != FusionMode::None) {
+    pm.addNestedPass<func::FuncOp>(createMergeReductionsPass());
     pm.addNestedPass<func::FuncOp>(
         createElementwiseFusionPass(ElementwiseFusionPassOptions{options.maxOperands}));
     pm.addNestedPass<func::FuncOp>(createPropagateReshapesPass());

@@ -1,0 +1,195 @@
+//===- MergeReductions.cpp - one reduction over several dims ------------===//
+//
+// TOSA reduces one axis per op, so a mean over an image (squeeze-excite,
+// global pooling written as reduce_sum) is two linalg.reduce ops, each
+// keeping its dims, with a unit reshape between them: two roots and two
+// dispatches, the first writing a whole intermediate (H x C partial sums) to
+// memory. When the second reduces the first's result with the same combiner
+// and the same initial value, they are one reduction over the union of their
+// dims: one root, one dispatch, no intermediate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fusion/Passes.h"
+
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "jitrun-fusion-merge-reductions"
+
+namespace jitrun {
+#define GEN_PASS_DEF_MERGEREDUCTIONSPASS
+#include "fusion/Passes.h.inc"
+} // namespace jitrun
+
+using namespace mlir;
+
+namespace jitrun {
+namespace {
+
+/// The single combiner op of `op`'s body when it is `combine(in, init)`
+/// (either order) yielded as is; null otherwise.
+static Operation *singleCombiner(linalg::ReduceOp op) {
+  Block &body = op.getCombiner().front();
+  if (body.getNumArguments() != 2 || body.getOperations().size() != 2)
+    return nullptr;
+  Operation *combine = &body.front();
+  if (combine->getNumOperands() != 2 || combine->getNumResults() != 1 ||
+      combine->getNumRegions() != 0 ||
+      body.getTerminator()->getOperand(0) != combine->getResult(0))
+    return nullptr;
+  Value a = combine->getOperand(0), b = combine->getOperand(1);
+  Value in = body.getArgument(0), init = body.getArgument(1);
+  if (!((a == in && b == init) || (a == init && b == in)))
+    return nullptr;
+  return combine;
+}
+
+/// The constant a reduction's init is filled with.
+static Attribute fillValue(linalg::ReduceOp op) {
+  auto fill = op.getInits()[0].getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return {};
+  Attribute value;
+  if (!matchPattern(fill.getInputs()[0], m_Constant(&value)))
+    return {};
+  return value;
+}
+
+/// For each dim of `reshaped` (a unit reshape of `source`, or `source`
+/// itself), the dim of `source` it is, or -1 for a unit dim that the reshape
+/// inserted. Fails unless the reshape only inserts or drops unit dims.
+static FailureOr<SmallVector<int64_t>> unitReshapeDims(Value reshaped, Value &source) {
+  source = reshaped;
+  auto type = cast<ShapedType>(reshaped.getType());
+  SmallVector<int64_t> dims;
+  Operation *def = reshaped.getDefiningOp();
+  if (!isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def)) {
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      dims.push_back(d);
+    return dims;
+  }
+  source = def->getOperand(0);
+  auto srcType = cast<ShapedType>(source.getType());
+  if (!type.hasStaticShape() || !srcType.hasStaticShape())
+    return failure();
+  dims.assign(type.getRank(), -1);
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
+    for (auto [srcDim, group] : llvm::enumerate(expand.getReassociationIndices())) {
+      auto nonUnit = llvm::make_filter_range(group, [&](int64_t d) { return type.getDimSize(d) != 1; });
+      if (llvm::range_size(nonUnit) > 1)
+        return failure();
+      // The source dim is the group's non-unit dim, or its first (all unit).
+      dims[nonUnit.empty() ? group.front() : *nonUnit.begin()] = srcDim;
+    }
+    return dims;
+  }
+  auto collapse = cast<tensor::CollapseShapeOp>(def);
+  for (auto [dim, group] : llvm::enumerate(collapse.getReassociationIndices())) {
+    auto nonUnit = llvm::make_filter_range(group, [&](int64_t d) { return srcType.getDimSize(d) != 1; });
+    if (llvm::range_size(nonUnit) > 1)
+      return failure();
+    dims[dim] = nonUnit.empty() ? group.front() : *nonUnit.begin();
+  }
+  return dims;
+}
+
+/// reduce(reshape?(reduce(x, D1)), D2) -> reshape?(reduce(x, D1 u D2')).
+struct MergeConsecutiveReductions final : OpRewritePattern<linalg::ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::ReduceOp outer,
+                                PatternRewriter &rewriter) const override {
+    if (outer.getInputs().size() != 1 || outer.getInits().size() != 1)
+      return failure();
+    Value innerResult;
+    FailureOr<SmallVector<int64_t>> toInner =
+        unitReshapeDims(outer.getInputs()[0], innerResult);
+    auto inner = innerResult.getDefiningOp<linalg::ReduceOp>();
+    if (failed(toInner) || !inner || inner.getInputs().size() != 1 ||
+        inner.getInits().size() != 1 || !innerResult.hasOneUse() ||
+        (outer.getInputs()[0] != innerResult && !outer.getInputs()[0].hasOneUse()))
+      return rewriter.notifyMatchFailure(outer, "not a reduction of a reduction");
+    Operation *c1 = singleCombiner(inner), *c2 = singleCombiner(outer);
+    if (!c1 || !c2 || c1->getName() != c2->getName() ||
+        c1->getAttrDictionary() != c2->getAttrDictionary() ||
+        c1->getResultTypes() != c2->getResultTypes())
+      return rewriter.notifyMatchFailure(outer, "different combiners");
+    Attribute v1 = fillValue(inner), v2 = fillValue(outer);
+    if (!v1 || v1 != v2)
+      return rewriter.notifyMatchFailure(outer, "different initial values");
+
+    // Dims of the inner reduction's input that the merged one reduces.
+    Value x = inner.getInputs()[0];
+    auto xType = cast<RankedTensorType>(x.getType());
+    if (!xType.hasStaticShape())
+      return failure();
+    SmallVector<int64_t> kept; // inner result dim -> x dim
+    for (int64_t d = 0; d < xType.getRank(); ++d)
+      if (!llvm::is_contained(inner.getDimensions(), d))
+        kept.push_back(d);
+    llvm::SmallSetVector<int64_t, 4> reduced(inner.getDimensions().begin(),
+                                             inner.getDimensions().end());
+    for (int64_t d : outer.getDimensions())
+      if ((*toInner)[d] >= 0)
+        reduced.insert(kept[(*toInner)[d]]);
+    SmallVector<int64_t> dims(reduced.begin(), reduced.end());
+    llvm::sort(dims);
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < xType.getRank(); ++d)
+      if (!reduced.contains(d))
+        shape.push_back(xType.getDimSize(d));
+
+    // Both results keep the non-reduced dims in order and differ only in
+    // unit dims: the merged one reaches the old shape by one unit reshape.
+    auto resultType = cast<RankedTensorType>(outer.getResult(0).getType());
+    auto mergedType = RankedTensorType::get(shape, xType.getElementType());
+    std::optional<SmallVector<ReassociationIndices>> reassoc;
+    if (mergedType.getRank() < resultType.getRank())
+      reassoc = getReassociationIndicesForReshape(mergedType, resultType);
+    else if (mergedType.getRank() > resultType.getRank())
+      reassoc = getReassociationIndicesForReshape(resultType, mergedType);
+    else if (mergedType != resultType)
+      return rewriter.notifyMatchFailure(outer, "results differ in more than unit dims");
+    if (mergedType.getRank() != resultType.getRank() && !reassoc)
+      return rewriter.notifyMatchFailure(outer, "no unit reshape between the results");
+
+    Location loc = outer.getLoc();
+    auto fill = inner.getInits()[0].getDefiningOp<linalg::FillOp>();
+    Value empty = tensor::EmptyOp::create(rewriter, loc, shape, xType.getElementType());
+    Value init = linalg::FillOp::create(rewriter, fill.getLoc(), fill.getInputs()[0], empty)
+                     .getResult(0);
+    auto merged = linalg::ReduceOp::create(
+        rewriter, loc, ValueRange{x}, ValueRange{init}, dims,
+        [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+          IRMapping map;
+          Block &body = inner.getCombiner().front();
+          map.map(body.getArgument(0), args[0]);
+          map.map(body.getArgument(1), args[1]);
+          Operation *combine = b.clone(*c1, map);
+          linalg::YieldOp::create(b, bodyLoc, combine->getResult(0));
+        });
+    Value result = merged.getResult(0);
+    if (mergedType.getRank() < resultType.getRank())
+      result = tensor::ExpandShapeOp::create(rewriter, loc, resultType, result, *reassoc);
+    else if (mergedType.getRank() > resultType.getRank())
+      result = tensor::CollapseShapeOp::create(rewriter, loc, resultType, result, *reassoc);
+    rewriter.replaceOp(outer, result);
+    return success();
+  }
+};
+
+struct MergeReductionsPass final
+    : public impl::MergeReductionsPassBase<MergeReductionsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<MergeConsecutiveReductions>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace jitrun
