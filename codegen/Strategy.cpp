@@ -250,26 +250,37 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
                        isa<linalg::GenericOp>(anchor.op.getOperation()));
   int64_t scale = std::max<unsigned>(1, opts.tileScale);
 
-  // A row reduction fused into a broadcast consumer (softmax, layer norm):
-  // the consumer's loops that the reduction reduces over are never split
-  // into workgroups (the reduction would run once per piece), and the
-  // consumer's lanes go on its innermost such loop.
-  bool reductionEpilogue = anchor.kind == AnchorKind::Reduction && anchor.op != root;
+  // An anchor fused into a consumer that broadcasts its result: a row
+  // reduction (softmax, layer norm) or a cheap root (the squeeze-excite
+  // gate, x * sigmoid(conv(se))). The anchor runs once per workgroup, whole,
+  // into a stack buffer; the consumer's loops that do not map to the
+  // anchor's are not split into workgroups (the anchor would run once per
+  // piece) unless the anchor is so cheap that running it once per piece
+  // costs less than an eighth of the consumer. Lanes go on the consumer's
+  // innermost parallel loop, where its operands are contiguous.
+  bool broadcastEpilogue = anchor.op != root;
+  bool broadcastDims = false, mappedDims = false;
   int lanesLoop = -1;
-  if (reductionEpilogue)
-    for (int i = static_cast<int>(numLoops) - 1; i >= 0 && lanesLoop < 0; --i)
-      if (toAnchor[i] < 0 && iters[i] == utils::IteratorType::parallel)
-        lanesLoop = i;
-  // A consumer that reads the reduction elementwise (no broadcast) tiles
+  for (int i = static_cast<int>(numLoops) - 1; i >= 0; --i) {
+    if (iters[i] != utils::IteratorType::parallel)
+      continue;
+    if (lanesLoop < 0)
+      lanesLoop = i;
+    if (toAnchor[i] < 0)
+      broadcastDims = true;
+    else
+      mappedDims = true;
+  }
+  // A consumer that reads the anchor elementwise (no broadcast) tiles
   // and fuses it like any producer.
-  if (lanesLoop < 0)
-    reductionEpilogue = false;
-  result.reductionsAtWorkgroupLevel = reductionEpilogue;
+  if (!broadcastDims || !mappedDims || lanesLoop < 0)
+    broadcastEpilogue = false;
+  result.anchorAtWorkgroupLevel = broadcastEpilogue;
   for (unsigned i = 0; i < numLoops; ++i) {
     if (iters[i] != utils::IteratorType::parallel || ShapedType::isDynamic(extents[i]))
       continue;
     int64_t v = toAnchor[i] >= 0 ? anchorSizes[toAnchor[i]] : 1;
-    if (reductionEpilogue)
+    if (broadcastEpilogue)
       v = static_cast<int>(i) == lanesLoop ? 2 * lanes : 1;
     v = std::max<int64_t>(1, std::min(v, extents[i]));
     if (v > 1)
@@ -283,6 +294,10 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   int64_t work = estimateWork(anchor.op);
   int64_t target = work < (1 << 15) ? 1 : opts.targetWorkgroups;
   int64_t count = 1;
+  int64_t rootWork = estimateWork(root);
+  if (broadcastEpilogue)
+    target = rootWork < (1 << 15) ? 1 : opts.targetWorkgroups;
+  bool splitBroadcastDims = broadcastEpilogue && work * target * 8 <= rootWork;
   // Loops in split order: outermost first, except that a contraction whose
   // N is much wider than M (a transformer's FFN, 128 x 3072 x 768) splits N
   // first. Split by M, every workgroup would stream half of B from memory
@@ -307,7 +322,7 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
       break;
     if (iters[i] != utils::IteratorType::parallel || ShapedType::isDynamic(extents[i]))
       continue;
-    if (reductionEpilogue && toAnchor[i] < 0)
+    if (broadcastEpilogue && toAnchor[i] < 0 && !splitBroadcastDims)
       continue;
     int64_t extent = extents[i];
     int64_t vec = std::max<int64_t>(1, result.vector[i]);

@@ -28,9 +28,11 @@ struct TileSizeOptions {
 /// Tile sizes over the loops of a dispatch's tile root; 0 leaves a loop whole.
 struct TileSizes {
   llvm::SmallVector<int64_t> workgroup, cache, vector;
-  /// A row reduction feeds a consumer that reads it through a broadcast: it
-  /// is fused at the workgroup level only, so finer tiles do not recompute it.
-  bool reductionsAtWorkgroupLevel = false;
+  /// The anchor (a row reduction, or a cheap root such as a squeeze-excite
+  /// convolution) feeds a consumer that reads it through a broadcast: it and
+  /// whatever the consumer reads through a broadcast are fused at the
+  /// workgroup level only, so finer tiles do not recompute them.
+  bool anchorAtWorkgroupLevel = false;
 };
 
 /// Sizes for the three parallel tiling levels of `root`, the op producing the

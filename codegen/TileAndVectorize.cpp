@@ -49,7 +49,7 @@ static SmallVector<OpFoldResult> asFoldResults(OpBuilder &b,
 static FailureOr<TilingInterface>
 tileAndFuse(RewriterBase &rewriter, TilingInterface root,
             ArrayRef<int64_t> sizes, scf::SCFTilingOptions::LoopType loopType,
-            bool fuseReductions = true) {
+            bool fuseAnchor = true) {
   if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
     return root;
   scf::SCFTilingOptions tiling;
@@ -61,21 +61,28 @@ tileAndFuse(RewriterBase &rewriter, TilingInterface root,
   // dispatches of aggressive fusion) yields its tiles too, so that the
   // untiled producer is not kept alive and computed again.
   options.setFusionControlFn(
-      [fuseReductions](tensor::ExtractSliceOp, OpResult producer, bool)
+      [fuseAnchor](tensor::ExtractSliceOp slice, OpResult producer, bool)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        // Below the workgroup level a row reduction (mean, max, sum of a
-        // softmax or layer norm) is not fused into its broadcast consumer:
-        // each finer tile of the consumer would compute it again. It stays
-        // whole for the workgroup's rows, in a stack buffer.
+        // Below the workgroup level an anchor read through a broadcast (the
+        // mean, max or sum of a softmax or layer norm; a squeeze-excite
+        // convolution) is not fused into its consumer: each finer tile of
+        // the consumer would compute it again. It stays whole for the
+        // workgroup, in a stack buffer.
         // A pad is never tiled with its consumer: readPaddingInPlace reads
         // the interior tiles straight from the unpadded input instead.
         if (isa<tensor::PadOp>(producer.getOwner()))
           return std::nullopt;
-        if (!fuseReductions)
+        if (!fuseAnchor) {
           if (auto l = dyn_cast<linalg::LinalgOp>(producer.getOwner()))
-            if (l.getNumReductionLoops() > 0 && !linalg::isaContractionOpInterface(l) &&
-                !isa<linalg::ConvolutionOpInterface>(l.getOperation()))
+            if (l.getNumReductionLoops() > 0)
               return std::nullopt;
+          // Nor what the consumer reads through a broadcast (the sigmoid of
+          // a squeeze-excite gate): it would run once per finer tile.
+          for (OpOperand &use : slice->getUses())
+            if (auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner()))
+              if (!consumer.getMatchingIndexingMap(&use).isPermutation())
+                return std::nullopt;
+        }
         scf::SCFTileAndFuseOptions::ControlFnResult r;
         r.yieldProducerReplacement = llvm::any_of(producer.getUsers(), [](Operation *u) {
           return isa<bufferization::MaterializeInDestinationOp,
@@ -776,11 +783,11 @@ struct TileAndVectorizePass final
       if (succeeded(tiled))
         tiled = tileAndFuse(rewriter, *tiled, sizes.cache,
                             scf::SCFTilingOptions::LoopType::ForOp,
-                            /*fuseReductions=*/!sizes.reductionsAtWorkgroupLevel);
+                            /*fuseAnchor=*/!sizes.anchorAtWorkgroupLevel);
       if (succeeded(tiled))
         tiled = tileAndFuse(rewriter, *tiled, sizes.vector,
                             scf::SCFTilingOptions::LoopType::ForOp,
-                            /*fuseReductions=*/!sizes.reductionsAtWorkgroupLevel);
+                            /*fuseAnchor=*/!sizes.anchorAtWorkgroupLevel);
       if (failed(tiled)) {
         root->emitWarning() << "could not tile this dispatch; it runs as one "
                                "workgroup of scalar loops";

@@ -89,6 +89,38 @@ consumerThroughExpand(Operation *op, const llvm::DenseSet<Operation *> &taken,
   return {expand, user};
 }
 
+/// The product of `op`'s static loop ranges; 0 when one is dynamic.
+static int64_t staticWork(Operation *op) {
+  auto l = dyn_cast<linalg::LinalgOp>(op);
+  if (!l)
+    return 0;
+  int64_t work = 1;
+  for (int64_t r : l.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(r))
+      return 0;
+    work *= r;
+  }
+  return work;
+}
+
+/// A root that is cheap next to `consumer`, which broadcasts its result: the
+/// squeeze-excite gate of EfficientNet and MobileNetV3, x * sigmoid(conv(se))
+/// over H x W x C, where the 1x1 convolution on the pooled 1x1xC vector has
+/// at most 4x as many multiply-adds as the gate has elements (MobileNetV3's
+/// 7x7x576 gate after a 144 -> 576 convolution: 2.9x). The dispatch's
+/// workgroups split the consumer along the dims it shares with the root, so
+/// the root runs once (codegen splits the broadcast dims only when
+/// recomputing the root per piece is a small fraction of the work,
+/// selectTileSizes); inside a workgroup the root is tiled as a whole, not
+/// register-blocked, which costs little on work this small. A matmul or
+/// convolution with real reuse has far more work than its consumer and
+/// keeps its own dispatch and tiling.
+static bool isCheapBroadcastRoot(Operation *root, Operation *consumer) {
+  int64_t rootWork = staticWork(root), consumerWork = staticWork(consumer);
+  return isRootOp(root) && rootWork > 0 && consumerWork > 0 &&
+         rootWork <= 4 * consumerWork;
+}
+
 static Operation *fusableConsumer(Operation *op,
                                   const llvm::DenseSet<Operation *> &taken,
                                   bool aggressive, Operation *root) {
@@ -122,9 +154,9 @@ static Operation *fusableConsumer(Operation *op,
     if (linalgUser.isDpsInit(&u))
       return nullptr;
     AffineMap map = linalgUser.getMatchingIndexingMap(&u);
-    // A row reduction's result (or an elementwise op on it, same shape) may
-    // be read through a broadcast.
-    bool rowResult = isRowReduction(root) &&
+    // A row reduction's or a cheap root's result (or an elementwise op on
+    // it, same shape) may be read through a broadcast.
+    bool rowResult = (isRowReduction(root) || isCheapBroadcastRoot(root, user)) &&
                      cast<ShapedType>(result.getType()).getRank() ==
                          cast<ShapedType>(root->getResult(0).getType()).getRank();
     if (!map.isPermutation() &&
@@ -344,12 +376,18 @@ static std::string whyNotFused(Operation *producer, OpOperand &operand,
     return "consumer-not-elementwise: only elementwise consumers join a root's dispatch";
   if (linalgConsumer.isDpsInit(&operand))
     return "result-is-consumer-init: the consumer would overwrite the value it reads";
+  Operation *groupRoot = nullptr;
+  for (Operation *op : producerGroup)
+    if (isRootOp(op))
+      groupRoot = op;
   if (!linalgConsumer.getMatchingIndexingMap(&operand).isPermutation() &&
-      !(llvm::any_of(producerGroup, isRowReduction) &&
+      !(groupRoot &&
+        (isRowReduction(groupRoot) || isCheapBroadcastRoot(groupRoot, consumer)) &&
         linalgConsumer.getMatchingIndexingMap(&operand).isProjectedPermutation(
             /*allowZeroInResults=*/true)))
     return "consumer-reads-through-broadcast: a tile of the consumer would need "
-           "more than the root's tile";
+           "more than the root's tile, and the root is no row reduction and has "
+           "more than 4x the consumer's work";
   if (producer != producerGroup.back())
     return "producer-chain-continued-elsewhere: the producer's dispatch took "
            "another consumer first";
