@@ -285,10 +285,34 @@ struct NormalizeUnitDimReads : public OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// A generic that reads nothing and yields one value defined outside its body
+/// (TOSA's zero bias of a convolution, once the broadcast of the splat
+/// constant is folded) is a fill: it initializes its root like one, or runs
+/// on the host as a memset when it stays alone, instead of being a kernel.
+struct ConstantGenericToFill : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumDpsInputs() != 0 || op.getNumDpsInits() != 1 ||
+        op->getNumResults() != 1 || op.getNumReductionLoops() != 0 ||
+        !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+      return failure();
+    Block &body = op.getRegion().front();
+    if (body.getOperations().size() != 1)
+      return failure();
+    Value value = body.getTerminator()->getOperand(0);
+    if (value.getParentRegion() == &op.getRegion())
+      return failure();
+    rewriter.replaceOpWithNewOp<linalg::FillOp>(op, value, op.getDpsInits()[0]);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateGeneralizeElementwisePatterns(RewritePatternSet &patterns) {
-  patterns.add<GeneralizeElementwise, NormalizeUnitDimReads>(patterns.getContext());
+  patterns.add<GeneralizeElementwise, NormalizeUnitDimReads, ConstantGenericToFill>(
+      patterns.getContext());
 }
 
 } // namespace jitrun

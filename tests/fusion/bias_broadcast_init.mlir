@@ -147,3 +147,36 @@ func.func @one_channel_bias(%x: tensor<1x1x1x24xf32>, %w: tensor<1x1x24x1xf32>, 
       ins(%x, %w : tensor<1x1x1x24xf32>, tensor<1x1x24x1xf32>) outs(%b : tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>
   return %c : tensor<1x1x1x1xf32>
 }
+
+// -----
+
+// A zero bias, as TOSA's conv2d leaves it once the broadcast of the splat
+// constant is folded: a generic that reads nothing and yields a constant.
+// It is a fill (ConstantGenericToFill), so the conv takes it: one dispatch,
+// and no kernel that only writes zeros.
+//
+// CHECK-LABEL: func.func private @zero_bias_dispatch_0(
+// CHECK:           linalg.fill
+// CHECK-NEXT:      linalg.conv_2d_nhwc_hwcf
+// CHECK-NEXT:      return
+// CHECK-NOT:     func.func private
+// CHECK-LABEL: func.func @zero_bias(
+// CHECK-NOT:       linalg.
+// CHECK:           call @zero_bias_dispatch_0(
+// CHECK-NOT:       call
+// Dispatch formation alone (the EXPLAIN run, no elementwise phase) still
+// sees a generic producer:
+// EXPLAIN: remark: not fused: {{.*}} linalg.generic -> {{.*}} linalg.conv_2d_nhwc_hwcf: root-takes-no-producers
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @zero_bias(%x: tensor<1x10x10x1xf32>, %w: tensor<3x3x1x2xf32>) -> tensor<1x8x8x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x8x2xf32>
+  %b = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%e : tensor<1x8x8x2xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %zero : f32
+  } -> tensor<1x8x8x2xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x10x10x1xf32>, tensor<3x3x1x2xf32>) outs(%b : tensor<1x8x8x2xf32>) -> tensor<1x8x8x2xf32>
+  return %c : tensor<1x8x8x2xf32>
+}
