@@ -272,8 +272,10 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
       mappedDims = true;
   }
   // A consumer that reads the anchor elementwise (no broadcast) tiles
-  // and fuses it like any producer.
-  if (!broadcastDims || !mappedDims || lanesLoop < 0)
+  // and fuses it like any producer. A reduction to a scalar maps no loop of
+  // its consumer and is still computed once; any other anchor must map one
+  // (the operand it feeds was found).
+  if (!broadcastDims || lanesLoop < 0 || (!mappedDims && anchor.kind != AnchorKind::Reduction))
     broadcastEpilogue = false;
   result.anchorAtWorkgroupLevel = broadcastEpilogue;
   for (unsigned i = 0; i < numLoops; ++i) {
