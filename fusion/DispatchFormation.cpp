@@ -507,8 +507,15 @@ struct FormDispatchesPass final
             taken.insert(pad);
           }
         group.push_back(op);
-        if (*fusion != FusionMode::None && isRootOp(op)) {
-          bool aggressive = *fusion == FusionMode::Aggressive;
+        // In aggressive mode an elementwise op left as a dispatch of its own
+        // (elementwise fusion refused it: it has several uses) takes its
+        // consumers too, returning its result as an extra output: an LSTM
+        // step's cell state c, read by the hidden state h and carried to
+        // the next step, is computed in h's dispatch.
+        bool aggressive = *fusion == FusionMode::Aggressive;
+        bool chainHead = isRootOp(op) || (aggressive && isa<linalg::GenericOp>(op) &&
+                                          isElementwiseOp(op));
+        if (*fusion != FusionMode::None && chainHead) {
           Operation *cur = op;
           while (true) {
             Operation *next = fusableConsumer(cur, taken, aggressive, op);
