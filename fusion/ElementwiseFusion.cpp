@@ -151,7 +151,7 @@ struct FoldResourceTranspose : public OpRewritePattern<linalg::GenericOp> {
       return failure();
     AffineMap inMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
     AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-    if (!inMap.isPermutation() || !outMap.isIdentity())
+    if (!inMap.isPermutation() || !outMap.isIdentity() || outType.getRank() == 0)
       return failure();
     AsmResourceBlob *blob = attr.getRawHandle().getBlob();
     if (!blob)
@@ -164,21 +164,45 @@ struct FoldResourceTranspose : public OpRewritePattern<linalg::GenericOp> {
     int64_t n = inType.getNumElements();
     if (static_cast<int64_t>(data.size()) != n * static_cast<int64_t>(eb))
       return failure();
-    // out[i0..ik] = in[inMap(i)]: walk the output in order.
+    // out[i0..ik] = in[inMap(i)]: walk the output in order, keeping the
+    // source offset up to date incrementally (an output dim d moves the
+    // source by the stride of the input dim that reads it); the innermost
+    // dim is a tight strided copy. This runs at every start of a model, warm
+    // cache or not.
     int64_t rank = outType.getRank();
     SmallVector<int64_t> inStrides(rank, 1);
     for (int64_t d = rank - 2; d >= 0; --d)
       inStrides[d] = inStrides[d + 1] * inType.getDimSize(d + 1);
+    SmallVector<int64_t> outStride(rank, 0);
+    for (int64_t r = 0; r < rank; ++r)
+      outStride[cast<AffineDimExpr>(inMap.getResult(r)).getPosition()] = inStrides[r];
     std::vector<char> out(data.size());
+    int64_t inner = outType.getDimSize(rank - 1), innerStride = outStride[rank - 1];
     SmallVector<int64_t> idx(rank, 0);
-    for (int64_t flat = 0; flat < n; ++flat) {
-      int64_t src = 0;
-      for (int64_t r = 0; r < rank; ++r)
-        src += idx[cast<AffineDimExpr>(inMap.getResult(r)).getPosition()] * inStrides[r];
-      std::memcpy(out.data() + flat * eb, data.data() + src * eb, eb);
-      for (int64_t d = rank - 1; d >= 0; --d) {
+    int64_t src = 0;
+    const char *in = data.data();
+    char *dst = out.data();
+    for (int64_t flat = 0; flat < n; flat += inner) {
+      auto copyRow = [&](auto elem) {
+        using T = decltype(elem);
+        T *d = reinterpret_cast<T *>(dst + flat * eb);
+        for (int64_t i = 0; i < inner; ++i)
+          std::memcpy(d + i, in + (src + i * innerStride) * eb, sizeof(T));
+      };
+      switch (eb) {
+      case 1: copyRow(uint8_t{}); break;
+      case 2: copyRow(uint16_t{}); break;
+      case 4: copyRow(uint32_t{}); break;
+      case 8: copyRow(uint64_t{}); break;
+      default:
+        for (int64_t i = 0; i < inner; ++i)
+          std::memcpy(dst + (flat + i) * eb, in + (src + i * innerStride) * eb, eb);
+      }
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        src += outStride[d];
         if (++idx[d] < outType.getDimSize(d))
           break;
+        src -= outStride[d] * outType.getDimSize(d);
         idx[d] = 0;
       }
     }
