@@ -231,7 +231,7 @@ public:
   /// One run's intermediates after buffer planning, and their plain sum.
   size_t arenaBytes = 0, intermediateBytes = 0;
   /// Constant data owned by the program (splats expanded, etc.).
-  std::vector<std::unique_ptr<uint8_t[]>> ownedConstants;
+  std::vector<AlignedStorage> ownedConstants;
   /// Scalar registers' values at the start of a run (constants; the rest 0).
   std::vector<int64_t> initialInts;
   std::vector<double> initialFloats;
@@ -1564,10 +1564,14 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
       auto data = constantBytes(elements, elementSize(spec->type));
       if (!data)
         return opError(&op, *this, llvm::toString(data.takeError()));
-      auto storage = std::make_unique<uint8_t[]>(data->size() + 1);
+      // Weights of 2 MiB or more in huge pages, like large tensors.
+      AlignedStorage storage = allocateAligned(data->size() + 1);
+      if (!storage)
+        return opError(&op, *this, "cannot allocate the constant's storage");
       std::memcpy(storage.get(), data->data(), data->size());
       bufferOf[cst.getResult()] =
-          p.addBuffer(Buffer{BufferKind::Constant, 0, data->size(), storage.get()});
+          p.addBuffer(Buffer{BufferKind::Constant, 0, data->size(),
+                             static_cast<uint8_t *>(storage.get())});
       p.ownedConstants.push_back(std::move(storage));
       continue;
     }
@@ -2221,13 +2225,13 @@ RunContext::~RunContext() = default;
 llvm::Expected<std::unique_ptr<RunContext>> CompiledModel::createRunContext() const {
   std::unique_ptr<RunContext> ctx(new RunContext());
   size_t bytes = impl->program.arenaBytes;
-  ctx->storage.reset(new (std::nothrow) uint8_t[bytes + 64]);
+  // 64-byte aligned; a large arena in huge pages (allocateAligned).
+  ctx->storage = allocateAligned(std::max<size_t>(bytes, 1));
   if (!ctx->storage)
     return makeError(ErrorCode::ResourceExhausted,
                      "jitrun: error: cannot allocate " + llvm::Twine(bytes) +
                          " bytes of intermediates for a run");
-  uintptr_t p = reinterpret_cast<uintptr_t>(ctx->storage.get());
-  ctx->arena = reinterpret_cast<uint8_t *>((p + 63) / 64 * 64);
+  ctx->arena = static_cast<uint8_t *>(ctx->storage.get());
   ctx->pointers.reserve(impl->program.buffers.size());
   return std::move(ctx);
 }

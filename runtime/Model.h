@@ -154,7 +154,7 @@ private:
   friend class CompiledModel;
   friend class HostProgram;
   RunContext() = default;
-  std::unique_ptr<uint8_t[]> storage;
+  AlignedStorage storage;
   uint8_t *arena = nullptr;
   std::vector<void *> pointers, arguments;
   /// Scalar registers of the host program (loop counters, conditions).

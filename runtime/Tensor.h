@@ -48,6 +48,17 @@ float bfloat16ToFloat(uint16_t bits);
 /// Converts a float to the nearest bfloat16 bit pattern (ties to even).
 uint16_t floatToBFloat16(float value);
 
+/// Frees storage from allocateAligned.
+struct AlignedFree {
+  void operator()(void *p) const;
+};
+using AlignedStorage = std::unique_ptr<void, AlignedFree>;
+
+/// Zero-filled storage of `bytes` bytes, 64-byte aligned; from 2 MiB up,
+/// 2 MiB aligned and backed by transparent huge pages where the system
+/// allows. Null when out of memory.
+AlignedStorage allocateAligned(size_t bytes);
+
 /// A dense row-major host tensor with 64-byte aligned storage it owns (or a
 /// non-owning view). Rank 0 tensors hold one element; a zero dimension makes
 /// an empty tensor. Movable; copying is explicit through clone().
@@ -117,10 +128,6 @@ public:
   int64_t getAsInt(int64_t i) const;
 
 private:
-  struct AlignedFree {
-    void operator()(void *p) const;
-  };
-
   ElementType type = ElementType::F32;
   std::vector<int64_t> dims;
   int64_t count = 0;

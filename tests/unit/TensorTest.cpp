@@ -310,3 +310,27 @@ TEST_CASE("compareTensors", "[tensor]") {
                Catch::Contains("2x3xi32"));
   }
 }
+
+TEST_CASE("storage is zeroed and aligned; large storage on 2 MiB boundaries", "[tensor]") {
+  for (size_t bytes : {size_t(1), size_t(4096), (size_t(2) << 20) - 1}) {
+    AlignedStorage s = allocateAligned(bytes);
+    REQUIRE(s);
+    CHECK(reinterpret_cast<uintptr_t>(s.get()) % 64 == 0);
+    auto *p = static_cast<const unsigned char *>(s.get());
+    CHECK(std::all_of(p, p + bytes, [](unsigned char c) { return c == 0; }));
+  }
+  // 2 MiB and up: aligned to a huge page, zeroed, and writable to the end.
+  for (size_t bytes : {size_t(2) << 20, (size_t(5) << 20) + 12}) {
+    AlignedStorage s = allocateAligned(bytes);
+    REQUIRE(s);
+    CHECK(reinterpret_cast<uintptr_t>(s.get()) % (size_t(2) << 20) == 0);
+    auto *p = static_cast<unsigned char *>(s.get());
+    CHECK(std::all_of(p, p + bytes, [](unsigned char c) { return c == 0; }));
+    p[bytes - 1] = 7;
+    CHECK(p[bytes - 1] == 7);
+  }
+  // A large tensor takes the same storage.
+  HostTensor t(ElementType::F32, {1024, 1024});
+  CHECK(reinterpret_cast<uintptr_t>(t.data()) % (size_t(2) << 20) == 0);
+  CHECK(t.dataAs<float>()[1024 * 1024 - 1] == 0.0f);
+}
