@@ -59,39 +59,32 @@ static Attribute fillValue(linalg::ReduceOp op) {
 }
 
 /// For each dim of `reshaped` (a unit reshape of `source`, or `source`
-/// itself), the dim of `source` it is, or -1 for a unit dim that the reshape
+/// itself), the dim of `source` it is, or -1 for a unit dim the reshape
 /// inserted. Fails unless the reshape only inserts or drops unit dims.
 static FailureOr<SmallVector<int64_t>> unitReshapeDims(Value reshaped, Value &source) {
   source = reshaped;
   auto type = cast<ShapedType>(reshaped.getType());
-  SmallVector<int64_t> dims;
   Operation *def = reshaped.getDefiningOp();
-  if (!isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def)) {
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      dims.push_back(d);
-    return dims;
-  }
+  if (!isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+    return llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
   source = def->getOperand(0);
-  auto srcType = cast<ShapedType>(source.getType());
-  if (!type.hasStaticShape() || !srcType.hasStaticShape())
+  ShapedType wide;
+  std::optional<SmallVector<ReassociationIndices>> groups = unitReshapeGroups(def, wide);
+  if (!groups || !type.hasStaticShape() || !cast<ShapedType>(source.getType()).hasStaticShape())
     return failure();
-  dims.assign(type.getRank(), -1);
-  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
-    for (auto [srcDim, group] : llvm::enumerate(expand.getReassociationIndices())) {
-      auto nonUnit = llvm::make_filter_range(group, [&](int64_t d) { return type.getDimSize(d) != 1; });
-      if (llvm::range_size(nonUnit) > 1)
-        return failure();
-      // The source dim is the group's non-unit dim, or its first (all unit).
-      dims[nonUnit.empty() ? group.front() : *nonUnit.begin()] = srcDim;
-    }
-    return dims;
-  }
-  auto collapse = cast<tensor::CollapseShapeOp>(def);
-  for (auto [dim, group] : llvm::enumerate(collapse.getReassociationIndices())) {
-    auto nonUnit = llvm::make_filter_range(group, [&](int64_t d) { return srcType.getDimSize(d) != 1; });
-    if (llvm::range_size(nonUnit) > 1)
-      return failure();
-    dims[dim] = nonUnit.empty() ? group.front() : *nonUnit.begin();
+  // Each group stands for one narrow dim: its non-unit wide dim, or its
+  // first when all are unit.
+  auto representative = [&](const ReassociationIndices &g) {
+    auto it = llvm::find_if(g, [&](int64_t d) { return wide.getDimSize(d) != 1; });
+    return it == g.end() ? g.front() : *it;
+  };
+  SmallVector<int64_t> dims(type.getRank(), -1);
+  bool expand = isa<tensor::ExpandShapeOp>(def);
+  for (auto [narrow, group] : llvm::enumerate(*groups)) {
+    if (expand)
+      dims[representative(group)] = narrow; // reshaped is the wide side
+    else
+      dims[narrow] = representative(group); // reshaped is the narrow side
   }
   return dims;
 }

@@ -64,6 +64,13 @@ llvm::StringRef elementwiseFusionRefusal(mlir::OpOperand *fusedOperand,
 /// one tile's padded input would hold every input channel.
 bool isFusedWindowPad(mlir::tensor::PadOp pad);
 
+/// For a tensor.expand_shape or tensor.collapse_shape that only inserts or
+/// drops unit dims (each group of its reassociation has at most one dim that
+/// is not a static 1): the groups, indexed by the narrow side's dims, and
+/// the wide side's type in `wide`. None for any other op or reshape.
+std::optional<llvm::SmallVector<mlir::ReassociationIndices>>
+unitReshapeGroups(mlir::Operation *reshape, mlir::ShapedType &wide);
+
 /// Rewrites named all-parallel linalg ops (linalg.add, linalg.transpose, ...)
 /// as linalg.generic so that elementwise fusion sees them.
 void populateGeneralizeElementwisePatterns(mlir::RewritePatternSet &patterns);

@@ -38,11 +38,10 @@ static bool isFoldableEnd(Operation *op) {
   return !op || (isa<linalg::GenericOp>(op) && isElementwiseOp(op));
 }
 
-/// The dims of a reshape's wider side grouped by the narrower side's dim,
-/// when every group has at most one dim that is not a static 1: the reshape
-/// only inserts or drops unit dims.
-static std::optional<SmallVector<ReassociationIndices>>
-unitReassociation(Operation *reshape, ShapedType &wide) {
+} // namespace
+
+std::optional<SmallVector<ReassociationIndices>> unitReshapeGroups(Operation *reshape,
+                                                                   ShapedType &wide) {
   SmallVector<ReassociationIndices> groups;
   if (auto e = dyn_cast<tensor::ExpandShapeOp>(reshape)) {
     groups = e.getReassociationIndices();
@@ -58,6 +57,8 @@ unitReassociation(Operation *reshape, ShapedType &wide) {
       return std::nullopt;
   return groups;
 }
+
+namespace {
 
 /// An elementwise generic reading an expand_shape or collapse_shape that
 /// only inserts or drops unit dims reads the reshape's source instead, with
@@ -76,7 +77,7 @@ struct FoldUnitReshapeIntoConsumer final : OpRewritePattern<linalg::GenericOp> {
       Operation *reshape = input->get().getDefiningOp();
       ShapedType wide;
       std::optional<SmallVector<ReassociationIndices>> groups =
-          reshape ? unitReassociation(reshape, wide) : std::nullopt;
+          reshape ? unitReshapeGroups(reshape, wide) : std::nullopt;
       if (!groups)
         continue;
       bool expand = isa<tensor::ExpandShapeOp>(reshape);
