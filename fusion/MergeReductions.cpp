@@ -5,13 +5,15 @@
 // keeping its dims, with a unit reshape between them: two roots and two
 // dispatches, the first writing a whole intermediate (H x C partial sums) to
 // memory. When the second reduces the first's result with the same combiner
-// and the same initial value, they are one reduction over the union of their
-// dims: one root, one dispatch, no intermediate.
+// and the same initial value, and that value is idempotent for the combiner
+// (0 for a sum, any for a max), they are one reduction over the union of
+// their dims: one root, one dispatch, no intermediate.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fusion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -56,6 +58,29 @@ static Attribute fillValue(linalg::ReduceOp op) {
   if (!matchPattern(fill.getInputs()[0], m_Constant(&value)))
     return {};
   return value;
+}
+
+/// True when v (+) v == v for the combiner (+): then the inner reduction's
+/// initial value, folded in once per element of the outer one, changes
+/// nothing, and one reduction from v is the same. A sum must start at 0 and
+/// a product at 1; max, min, and, or start anywhere.
+static bool idempotentInit(Operation *combine, Attribute value) {
+  if (isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp, arith::MinNumFOp,
+          arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp, arith::AndIOp,
+          arith::OrIOp>(combine))
+    return true;
+  auto isValue = [&](double f, int64_t i) {
+    if (auto fa = dyn_cast<FloatAttr>(value))
+      return fa.getValueAsDouble() == f;
+    if (auto ia = dyn_cast<IntegerAttr>(value))
+      return ia.getValue().getSExtValue() == i;
+    return false;
+  };
+  if (isa<arith::AddFOp, arith::AddIOp, arith::XOrIOp>(combine))
+    return isValue(0.0, 0);
+  if (isa<arith::MulFOp, arith::MulIOp>(combine))
+    return isValue(1.0, 1);
+  return false;
 }
 
 /// For each dim of `reshaped` (a unit reshape of `source`, or `source`
@@ -112,6 +137,8 @@ struct MergeConsecutiveReductions final : OpRewritePattern<linalg::ReduceOp> {
     Attribute v1 = fillValue(inner), v2 = fillValue(outer);
     if (!v1 || v1 != v2)
       return rewriter.notifyMatchFailure(outer, "different initial values");
+    if (!idempotentInit(c1, v1))
+      return rewriter.notifyMatchFailure(outer, "the initial value would count twice");
 
     // Dims of the inner reduction's input that the merged one reduces.
     Value x = inner.getInputs()[0];

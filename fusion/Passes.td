@@ -57,7 +57,8 @@ def MergeReductionsPass : Pass<"jitrun-fusion-merge-reductions", "func::FuncOp">
   let description = [{
     A `linalg.reduce` whose input is another `linalg.reduce`'s only use
     (possibly through a reshape that only inserts or drops unit dims), with
-    the same single-op combiner and the same fill value, becomes one
+    the same single-op combiner and the same fill value v, v (+) v == v (0
+    for a sum, 1 for a product, anything for max and min), becomes one
     reduction over the union of their dims, followed by a unit reshape to
     the old result shape. TOSA's mean over an image (two single-axis
     reduce_sum ops) becomes one root and one dispatch.

@@ -145,3 +145,58 @@ func.func @different_init(%x: tensor<4x6x8xf32>) -> tensor<4xf32> {
     }
   return %r2 : tensor<4xf32>
 }
+
+// -----
+
+// Both sums start at 1: the inner ones add 1 per element of the outer one
+// (4 x 8 ones in all, against one for a single sum), so they are not one
+// sum. Both stay.
+//
+// CHECK-LABEL: func.func @sums_from_one(
+// CHECK:         linalg.reduce {{.*}} dimensions = [1]
+// CHECK:         linalg.reduce {{.*}} dimensions = [1]
+func.func @sums_from_one(%x: tensor<4x6x8xf32>) -> tensor<4xf32> {
+  %one = arith.constant 1.0 : f32
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %f1 = linalg.fill ins(%one : f32) outs(%e1 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r1 = linalg.reduce ins(%x : tensor<4x6x8xf32>) outs(%f1 : tensor<4x8xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  %e2 = tensor.empty() : tensor<4xf32>
+  %f2 = linalg.fill ins(%one : f32) outs(%e2 : tensor<4xf32>) -> tensor<4xf32>
+  %r2 = linalg.reduce ins(%r1 : tensor<4x8xf32>) outs(%f2 : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  return %r2 : tensor<4xf32>
+}
+
+// -----
+
+// Two maxima from the same start are one maximum, whatever the start: the
+// max over 4 x 6 x 8 -> 4 of a max over dim 1.
+//
+// CHECK-LABEL: func.func @max_of_max(
+// CHECK:         linalg.reduce ins(%arg0 : tensor<4x6x8xf32>) {{.*}} dimensions = [1, 2]
+// CHECK-NOT:     linalg.reduce
+func.func @max_of_max(%x: tensor<4x6x8xf32>) -> tensor<4xf32> {
+  %low = arith.constant -1.0e+03 : f32
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %f1 = linalg.fill ins(%low : f32) outs(%e1 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r1 = linalg.reduce ins(%x : tensor<4x6x8xf32>) outs(%f1 : tensor<4x8xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.maximumf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  %e2 = tensor.empty() : tensor<4xf32>
+  %f2 = linalg.fill ins(%low : f32) outs(%e2 : tensor<4xf32>) -> tensor<4xf32>
+  %r2 = linalg.reduce ins(%r1 : tensor<4x8xf32>) outs(%f2 : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.maximumf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  return %r2 : tensor<4xf32>
+}
