@@ -14,9 +14,11 @@
 
 // NCHW, stride 1: input channels, filter rows, filter columns, one at a time;
 // 16 contiguous pixels of one input row against 8 output channels' taps.
+// Workgroups split the output image (16 rows x 2 halves of a row), not the
+// channels, which each workgroup loops over by 8.
 // CHECK-LABEL: func.func private @nchw_s1_dispatch(
 // CHECK:         scf.forall
-// CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c16
+// CHECK:           scf.for %{{.*}} = %c0 to %c16 step %c8
 // CHECK:             scf.for %[[IC:[a-z0-9]+]] = %c0 to %c8 step %c1
 // CHECK:               scf.for %{{.*}} = %c0 to %c3 step %c1
 // CHECK:                 scf.for %{{.*}} = %c0 to %c3 step %c1
@@ -39,7 +41,7 @@ func.func private @nchw_s1_dispatch(%x: tensor<1x8x18x34xf32>, %w: tensor<16x8x3
 // of 33 input columns for 8 channels and all 3 filter columns.
 // CHECK-LABEL: func.func private @nchw_s2_dispatch(
 // CHECK:         scf.forall
-// CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c16
+// CHECK:           scf.for %{{.*}} = %c0 to %c16 step %c8
 // CHECK:             scf.for %{{.*}} = %c0 to %c3 step %c1
 // CHECK-NOT:           scf.for
 // CHECK:               vector.transfer_read {{.*}} : tensor<1x8x33x65xf32>, vector<1x8x33xf32>
