@@ -293,12 +293,11 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   }
 
   // Workgroups: split outer parallel loops until the grid is large enough.
-  int64_t work = estimateWork(anchor.op);
-  int64_t target = work < (1 << 15) ? 1 : opts.targetWorkgroups;
+  // A broadcast epilogue's work is its consumer's, the larger.
+  int64_t work = estimateWork(anchor.op), rootWork = estimateWork(root);
+  int64_t target =
+      (broadcastEpilogue ? rootWork : work) < (1 << 15) ? 1 : opts.targetWorkgroups;
   int64_t count = 1;
-  int64_t rootWork = estimateWork(root);
-  if (broadcastEpilogue)
-    target = rootWork < (1 << 15) ? 1 : opts.targetWorkgroups;
   bool splitBroadcastDims = broadcastEpilogue && work * target * 8 <= rootWork;
   // Loops in split order: outermost first, except that a contraction whose
   // N is much wider than M (a transformer's FFN, 128 x 3072 x 768) splits N

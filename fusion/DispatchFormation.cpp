@@ -121,6 +121,13 @@ static bool isCheapBroadcastRoot(Operation *root, Operation *consumer) {
          rootWork <= 4 * consumerWork;
 }
 
+/// True when `consumer` may read `root`'s result (or an elementwise op on it)
+/// through a broadcast and still join its dispatch: the root is a row
+/// reduction (a workgroup computes whole rows) or cheap next to the consumer.
+static bool mayBroadcastRootResult(Operation *root, Operation *consumer) {
+  return root && (isRowReduction(root) || isCheapBroadcastRoot(root, consumer));
+}
+
 static Operation *fusableConsumer(Operation *op,
                                   const llvm::DenseSet<Operation *> &taken,
                                   bool aggressive, Operation *root) {
@@ -156,11 +163,11 @@ static Operation *fusableConsumer(Operation *op,
     AffineMap map = linalgUser.getMatchingIndexingMap(&u);
     // A row reduction's or a cheap root's result (or an elementwise op on
     // it, same shape) may be read through a broadcast.
-    bool rowResult = (isRowReduction(root) || isCheapBroadcastRoot(root, user)) &&
+    bool broadcastOk = mayBroadcastRootResult(root, user) &&
                      cast<ShapedType>(result.getType()).getRank() ==
                          cast<ShapedType>(root->getResult(0).getType()).getRank();
     if (!map.isPermutation() &&
-        !(rowResult && map.isProjectedPermutation(/*allowZeroInResults=*/true)))
+        !(broadcastOk && map.isProjectedPermutation(/*allowZeroInResults=*/true)))
       return nullptr;
   }
   (void)use;
@@ -381,8 +388,7 @@ static std::string whyNotFused(Operation *producer, OpOperand &operand,
     if (isRootOp(op))
       groupRoot = op;
   if (!linalgConsumer.getMatchingIndexingMap(&operand).isPermutation() &&
-      !(groupRoot &&
-        (isRowReduction(groupRoot) || isCheapBroadcastRoot(groupRoot, consumer)) &&
+      !(mayBroadcastRootResult(groupRoot, consumer) &&
         linalgConsumer.getMatchingIndexingMap(&operand).isProjectedPermutation(
             /*allowZeroInResults=*/true)))
     return "consumer-reads-through-broadcast: a tile of the consumer would need "
