@@ -123,10 +123,10 @@ struct LowerVectorsPass final
     // The folded indices are recomputed at each transfer: hoist them out of
     // the loops and merge equal ones, so that a read and a write of the
     // same tile have the same loop-invariant indices.
-    if (failed(apply([&](RewritePatternSet &p) {
-          memref::populateFoldMemRefAliasOpPatterns(p);
-        })))
-      return signalPassFailure();
+    // Not converging is no error here: the folds are an optimization, and
+    // a 3-D read through an expand_shape (the lane sums of a VNNI row sum)
+    // makes them report a change they did not make.
+    (void)apply([&](RewritePatternSet &p) { memref::populateFoldMemRefAliasOpPatterns(p); });
     fn.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
     {
       IRRewriter rewriter(ctx);

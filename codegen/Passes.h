@@ -74,6 +74,12 @@ namespace math = mlir::math;
 /// dot products on 512-bit registers (VnniContraction.cpp).
 void populateVnniContractionPatterns(mlir::RewritePatternSet &patterns);
 
+/// With VNNI, on linalg before tiling: each i8 x i8 -> i32 contraction or
+/// convolution whose output channels fill registers reads its right operand
+/// unsigned (flipped sign bits) and starts from its init minus 128 times the
+/// row sums of its left operand (VnniContraction.cpp). True if any did.
+bool shiftInt8RhsForVnni(mlir::RewriterBase &rewriter, func::FuncOp fn);
+
 void buildKernelPipeline(mlir::OpPassManager &pm, const CodegenOptions &options);
 
 /// Step 8: kernels to LLVM dialect (bare-pointer calling convention).

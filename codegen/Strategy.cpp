@@ -34,8 +34,10 @@ static Anchor findAnchor(linalg::LinalgOp root) {
   if (root.getNumReductionLoops() > 0) {
     found = root;
   } else if (auto fn = root->getParentOfType<FunctionOpInterface>()) {
+    // Not a row sum kept at the workgroup level (shiftInt8RhsForVnni):
+    // it serves the contraction, the dispatch's real anchor.
     fn->walk([&](linalg::LinalgOp op) {
-      if (!found && op.getNumReductionLoops() > 0)
+      if (!found && op.getNumReductionLoops() > 0 && !op->hasAttr(kWorkgroupLevelAttrName))
         found = op;
     });
   }
@@ -52,8 +54,9 @@ static Anchor findAnchor(linalg::LinalgOp root) {
   return anchor;
 }
 
-/// Both inputs i8, the result i32: a candidate for VNNI dot products.
-static bool isInt8Contraction(linalg::LinalgOp op) {
+} // namespace
+
+bool isInt8Contraction(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return false;
   auto elem = [](Value v) { return getElementTypeOrSelf(v.getType()); };
@@ -61,6 +64,8 @@ static bool isInt8Contraction(linalg::LinalgOp op) {
          elem(op.getDpsInputOperand(1)->get()).isInteger(8) &&
          elem(op.getDpsInitOperand(0)->get()).isInteger(32);
 }
+
+namespace {
 
 /// The reduction tile of a VNNI contraction: a multiple of four dividing
 /// `extent`, large enough that the per-tile correction of the unsigned shift
@@ -433,10 +438,17 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
   }
   bool innermost = true;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // The lane sums of a VNNI row sum (shiftInt8RhsForVnni) reduce a middle
+  // dim into registers of 16 lanes: 8 steps at a time, a divisor, so that
+  // no step is masked.
+  bool laneSums = op->hasAttr(kWorkgroupLevelAttrName) &&
+                  iters.back() == utils::IteratorType::parallel;
   for (int i = static_cast<int>(numLoops) - 1; i >= 0; --i) {
     if (iters[i] != utils::IteratorType::reduction)
       continue;
     sizes[i] = innermost ? 2 * lanes : 1;
+    if (laneSums && !ShapedType::isDynamic(ranges[i]))
+      sizes[i] = innermost ? largestDivisorAtMost(ranges[i], 8) : 1;
     innermost = false;
     // A tile that covers the whole loop leaves it untiled (and static).
     if (!ShapedType::isDynamic(ranges[i]) && sizes[i] >= ranges[i])

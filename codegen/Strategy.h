@@ -35,6 +35,19 @@ struct TileSizes {
   bool anchorAtWorkgroupLevel = false;
 };
 
+/// Marks an op that tile-and-fuse fuses into workgroups only, not into cache
+/// or vector tiles (the row sums of shiftInt8RhsForVnni: each finer tile of
+/// the contraction would sum the rows again).
+constexpr llvm::StringLiteral kWorkgroupLevelAttrName = "jitrun.workgroup_level";
+
+/// Marks an elementwise producer that is fused into the reduction loop of its
+/// consumer, one reduction tile at a time (the sign flip of a VNNI right
+/// operand), instead of being computed whole for each vector tile.
+constexpr llvm::StringLiteral kFuseIntoReductionAttrName = "jitrun.fuse_into_reduction";
+
+/// Both inputs i8, the result i32: a candidate for VNNI dot products.
+bool isInt8Contraction(mlir::linalg::LinalgOp op);
+
 /// Sizes for the three parallel tiling levels of `root`, the op producing the
 /// dispatch result, guided by the dispatch's anchor (its reduction op).
 TileSizes selectTileSizes(mlir::TilingInterface root, const TileSizeOptions &opts);

@@ -60,8 +60,9 @@ tileAndFuse(RewriterBase &rewriter, TilingInterface root,
   // A fused producer whose result is also a dispatch output (multi-result
   // dispatches of aggressive fusion) yields its tiles too, so that the
   // untiled producer is not kept alive and computed again.
+  bool workgroupLevel = loopType == scf::SCFTilingOptions::LoopType::ForallOp;
   options.setFusionControlFn(
-      [fuseAnchor](tensor::ExtractSliceOp slice, OpResult producer, bool)
+      [fuseAnchor, workgroupLevel](tensor::ExtractSliceOp slice, OpResult producer, bool)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         // Below the workgroup level an anchor read through a broadcast (the
         // mean, max or sum of a softmax or layer norm; a squeeze-excite
@@ -71,6 +72,8 @@ tileAndFuse(RewriterBase &rewriter, TilingInterface root,
         // A pad is never tiled with its consumer: readPaddingInPlace reads
         // the interior tiles straight from the unpadded input instead.
         if (isa<tensor::PadOp>(producer.getOwner()))
+          return std::nullopt;
+        if (!workgroupLevel && producer.getOwner()->hasAttr(kWorkgroupLevelAttrName))
           return std::nullopt;
         if (!fuseAnchor) {
           if (auto l = dyn_cast<linalg::LinalgOp>(producer.getOwner()))
@@ -134,6 +137,30 @@ static void tileReductions(RewriterBase &rewriter, func::FuncOp fn,
     scf::SCFTilingOptions tiling;
     tiling.setTileSizes(asFoldResults(rewriter, sizes));
     rewriter.setInsertionPoint(op);
+    // Producers marked to be fused into the reduction loop are, one
+    // reduction tile per iteration; nothing through the accumulator.
+    bool fuse = llvm::any_of(op.getDpsInputOperands(), [](OpOperand *in) {
+      Operation *def = in->get().getDefiningOp();
+      return def && def->hasAttr(kFuseIntoReductionAttrName);
+    });
+    if (fuse) {
+      scf::SCFTileAndFuseOptions options;
+      options.setTilingOptions(tiling);
+      options.setFusionControlFn(
+          [](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
+              -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+            if (isDestination || !producer.getOwner()->hasAttr(kFuseIntoReductionAttrName))
+              return std::nullopt;
+            return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          });
+      FailureOr<scf::SCFTileAndFuseResult> result = scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+      if (failed(result))
+        continue;
+      for (auto [orig, repl] : result->replacements)
+        rewriter.replaceAllUsesWith(orig, repl);
+      continue;
+    }
     FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
         rewriter, cast<TilingInterface>(op.getOperation()), tiling);
     if (failed(result))
@@ -763,6 +790,7 @@ struct TileAndVectorizePass final
     IRRewriter rewriter(ctx);
     TileSizeOptions opts{vectorBits, targetWorkgroups, tileScale, vnni};
     bool expanded = expandReshapesIntoContraction(rewriter, fn);
+    bool shifted = vnni && shiftInt8RhsForVnni(rewriter, fn);
 
     // 1. The op whose result is stored into the first output buffer.
     // With several outputs, the last of them in block order: it consumes
@@ -867,8 +895,9 @@ struct TileAndVectorizePass final
     // 7. Fold slices into transfers and clean up.
     RewritePatternSet patterns(ctx);
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
-    if (expanded) {
+    if (expanded)
       patterns.add<ReadThroughExpandShape>(ctx);
+    if (expanded || shifted) {
       // The generic contraction vectorizes as a multiply and a reduction:
       // back to vector.contract, which lowers to FMAs like a matmul's.
       // Broadcasting reads become a read and a vector.broadcast, which the
@@ -876,6 +905,11 @@ struct TileAndVectorizePass final
       vector::populateVectorReductionToContractPatterns(patterns);
       vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     }
+    // The sign extension and the zero extension of a VNNI contraction's
+    // operands sit on those broadcasts: move the broadcasts (and transposes)
+    // below them, so that the contraction folds them too.
+    if (shifted)
+      vector::populateSinkVectorOpsPatterns(patterns);
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
     scf::ForOp::getCanonicalizationPatterns(patterns, ctx);

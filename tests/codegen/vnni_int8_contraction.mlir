@@ -8,8 +8,14 @@
 //   unsigned shift: 36 vpdpbusd in the loop body; each pixel's sum is
 //   corrected by one subtract, and each broadcast word of the input is made
 //   unsigned by an xor with 0x80 bytes.
-// - matmul 64x128 * 128x96: register tiles of 16 rows x 16 lanes, k tiled
-//   by 16: 16 x 4 + 4 = 68 vpdpbusd.
+// - matmul 64x128 * 128x96 (shiftInt8RhsForVnni): the right operand is the
+//   unsigned one. Each workgroup first sums its 16 rows of the left operand
+//   (k split into 8 x 16 lanes: 128 sign-extended loads of 16 bytes), and
+//   starts its accumulators from init - (sums << 7). In the k loop the 16
+//   rows of w a step reads get their sign bits flipped (16 xors of 16
+//   bytes), and register tiles of 16 rows x 16 lanes, k by 16, take 16 x 4
+//   = 64 vpdpbusd: no excess, no flip of the left operand (no xor of a
+//   broadcast 64-byte word).
 // No vector multiply is left in either kernel.
 //
 // RUN: %jit-opt %s --split-input-file '--jitrun-codegen-pipeline=vnni=true' \
@@ -41,8 +47,14 @@ func.func private @conv_i8_dispatch(%x: tensor<1x18x18x32xi8>, %w: tensor<3x3x32
 // -----
 
 // CHECK-LABEL: llvm.func @matmul_i8_dispatch(
-// CHECK-COUNT-68: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-COUNT-128: llvm.sext %{{[0-9]+}} : vector<16xi8> to vector<16xi32>
+// CHECK:         %[[SHIFTED:[0-9]+]] = llvm.shl %{{[0-9]+}}, %{{[0-9]+}} : vector<16xi32>
+// CHECK-NEXT:    llvm.sub %{{[0-9]+}}, %[[SHIFTED]] : vector<16xi32>
+// CHECK-COUNT-16: llvm.xor %{{[0-9]+}}, %{{[0-9]+}} : vector<16xi8>
+// CHECK-NOT:     llvm.xor {{.*}} : vector<64xi8>
+// CHECK-COUNT-64: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK-NOT:     llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-NOT:     llvm.xor {{.*}} : vector<64xi8>
 // CHECK:         llvm.return
 
 // PLAIN-LABEL: llvm.func @matmul_i8_dispatch(

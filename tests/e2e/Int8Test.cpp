@@ -2,8 +2,11 @@
 //
 // linalg.matmul and linalg.conv_2d_nhwc_hwcf on i8 operands accumulating in
 // i32, checked exactly against oneDNN's s8 x s8 -> s32 primitives, with
-// values over the whole i8 range (-128 included: the VNNI path shifts the
-// left operand by 128 and must undo it exactly). On a host with AVX-512 VNNI
+// values over the whole i8 range (-128 included: the VNNI path shifts one
+// operand by 128 and must undo it exactly: a matmul's right operand, undone
+// with the row sums of its left one, over k split into lanes of 16 or not
+// (k = 12, 100); a convolution's input, undone with the filter's sums).
+// On a host with AVX-512 VNNI
 // the shapes whose reduction is a multiple of four must compile to vpdpbusd
 // kernels (statistics vnni_kernels); with --force-avx2 none may; both paths
 // must give the same exact result.
