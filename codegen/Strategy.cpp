@@ -315,7 +315,12 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
         linalg::inferContractionDims(anchor.op);
     SmallVector<int64_t> anchorRanges = anchor.op.getStaticLoopRanges();
     if (succeeded(dims) && !dims->m.empty() && !dims->n.empty()) {
-      int64_t m = anchorRanges[dims->m.back()], n = anchorRanges[dims->n.back()];
+      // M counts every row dim (a 1x1 convolution's rows are its pixels).
+      int64_t m = 1, n = anchorRanges[dims->n.back()];
+      for (unsigned d : dims->m)
+        m = ShapedType::isDynamic(anchorRanges[d]) || ShapedType::isDynamic(m)
+                ? ShapedType::kDynamic
+                : m * anchorRanges[d];
       if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) && n >= 4 * m)
         llvm::stable_sort(order, [&](unsigned a, unsigned b) {
           return toAnchor[a] == static_cast<int64_t>(dims->n.back()) &&

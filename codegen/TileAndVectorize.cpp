@@ -122,6 +122,49 @@ tileAndFuse(RewriterBase &rewriter, TilingInterface root,
   return tiled;
 }
 
+/// Tiles the parallel loops of the ops kept at the workgroup level (the row
+/// sums of a VNNI contraction, whole for the workgroup's rows) to vector
+/// tiles of their own: runs of at most 16 along their innermost parallel
+/// loop, or the one before when the innermost is the 16 lanes of partial
+/// sums. Vectorized whole, 2 x 28 pixels of a 1x1 convolution's workgroup
+/// would be one vector of 56 x 16 lanes, transposed at once.
+static void tileWorkgroupLevelOps(RewriterBase &rewriter, func::FuncOp fn) {
+  SmallVector<linalg::LinalgOp> ops;
+  fn.walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(kWorkgroupLevelAttrName) && !op.hasDynamicShape())
+      ops.push_back(op);
+  });
+  for (linalg::LinalgOp op : ops) {
+    SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<int64_t> sizes(iters.size(), 0);
+    int run = -1;
+    bool laneSums = iters.back() == utils::IteratorType::parallel;
+    for (int i = static_cast<int>(iters.size()) - 1 - (laneSums ? 1 : 0); i >= 0; --i) {
+      if (iters[i] != utils::IteratorType::parallel)
+        continue;
+      if (run < 0) {
+        run = i;
+        int64_t t = 16;
+        while (ranges[i] % t != 0)
+          --t;
+        sizes[i] = t < ranges[i] ? t : 0;
+      } else {
+        sizes[i] = ranges[i] > 1 ? 1 : 0;
+      }
+    }
+    if (llvm::all_of(sizes, [](int64_t t) { return t == 0; }))
+      continue;
+    scf::SCFTilingOptions tiling;
+    tiling.setTileSizes(asFoldResults(rewriter, sizes));
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> result =
+        scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), tiling);
+    if (succeeded(result))
+      rewriter.replaceOp(op, result->replacements);
+  }
+}
+
 /// Tiles the reduction loops of every linalg op nested in `fn` that has them.
 static void tileReductions(RewriterBase &rewriter, func::FuncOp fn,
                            const TileSizeOptions &opts) {
@@ -807,6 +850,8 @@ struct TileAndVectorizePass final
       // 2. Workgroup tiles: an scf.forall that becomes the grid.
       FailureOr<TilingInterface> tiled = tileAndFuse(
           rewriter, root, sizes.workgroup, scf::SCFTilingOptions::LoopType::ForallOp);
+      if (succeeded(tiled) && shifted)
+        tileWorkgroupLevelOps(rewriter, fn);
       // 3. Cache tiles, then 4. vector-register tiles.
       if (succeeded(tiled))
         tiled = tileAndFuse(rewriter, *tiled, sizes.cache,

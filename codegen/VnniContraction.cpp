@@ -259,25 +259,84 @@ static CastOp onlyCastOf(Block &body, unsigned arg) {
   return dyn_cast<CastOp>(*v.getUsers().begin());
 }
 
-static FailureOr<linalg::GenericOp> shiftInt8Rhs(RewriterBase &rewriter, linalg::LinalgOp op) {
-  if (!isInt8Contraction(op) || op.hasDynamicShape() || op.getNumLoops() == 0)
+/// A named convolution whose window is one tap (1x1, any stride) as the
+/// contraction it is: a generic over its loops but the taps, reading the
+/// filter's (c, f) slice; or failure.
+static FailureOr<linalg::GenericOp> unitConvAsContraction(RewriterBase &rewriter,
+                                                          linalg::LinalgOp op) {
+  if (!isa<linalg::ConvolutionOpInterface>(op.getOperation()) || op.getNumDpsInputs() != 2)
     return failure();
-  // Contractions only: the row sums of a convolution's windows would be a
-  // convolution-shaped reduction of their own.
-  if (!linalg::isaContractionOpInterface(op))
+  FailureOr<linalg::ConvolutionDimensions> dims = linalg::inferConvolutionDims(op);
+  if (failed(dims) || dims->inputChannel.empty() || !dims->depth.empty())
     return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(dims->filterLoop, [&](unsigned f) { return ranges[f] != 1; }))
+    return failure();
+  MLIRContext *ctx = op->getContext();
+  unsigned numLoops = op.getNumLoops(), kept = 0;
+  SmallVector<AffineExpr> repl;
+  SmallVector<utils::IteratorType> iters;
+  for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray())) {
+    if (llvm::is_contained(dims->filterLoop, d)) {
+      repl.push_back(getAffineConstantExpr(0, ctx));
+      continue;
+    }
+    repl.push_back(getAffineDimExpr(kept++, ctx));
+    iters.push_back(it);
+  }
+  // Each map without the taps; the filter's tap dims (now constant 0) are
+  // dropped by a rank-reducing slice of the filter.
+  SmallVector<AffineMap> maps;
+  for (AffineMap map : op.getIndexingMapsArray()) {
+    SmallVector<AffineExpr> results;
+    for (AffineExpr e : map.replaceDimsAndSymbols(repl, {}, kept, 0).getResults())
+      results.push_back(simplifyAffineExpr(e, kept, 0));
+    maps.push_back(AffineMap::get(kept, 0, results, ctx));
+  }
+  AffineMap &filterMap = maps[1];
+  auto filterType = cast<RankedTensorType>(op.getDpsInputOperand(1)->get().getType());
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  SmallVector<AffineExpr> filterResults;
+  SmallVector<int64_t> sliceShape;
+  for (auto [i, e] : llvm::enumerate(filterMap.getResults())) {
+    offsets.push_back(rewriter.getIndexAttr(0));
+    strides.push_back(rewriter.getIndexAttr(1));
+    sizes.push_back(rewriter.getIndexAttr(filterType.getDimSize(i)));
+    if (isa<AffineConstantExpr>(e))
+      continue;
+    filterResults.push_back(e);
+    sliceShape.push_back(filterType.getDimSize(i));
+  }
+  filterMap = AffineMap::get(kept, 0, filterResults, ctx);
+  if (!llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return failure();
+  rewriter.setInsertionPoint(op);
+  Value filter = tensor::ExtractSliceOp::create(
+      rewriter, op.getLoc(), RankedTensorType::get(sliceShape, filterType.getElementType()),
+      op.getDpsInputOperand(1)->get(), offsets, sizes, strides);
+  auto generic = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op->getResultTypes(),
+      ValueRange{op.getDpsInputOperand(0)->get(), filter},
+      ValueRange{op.getDpsInitOperand(0)->get()}, maps, iters);
+  rewriter.inlineRegionBefore(op->getRegion(0), generic.getRegion(), generic.getRegion().begin());
+  rewriter.replaceOp(op, generic->getResults());
+  return generic;
+}
+
+/// The operands of `op` (a contraction or convolution) allow the flip of
+/// the right operand: both sign-extended; the lanes' loop n innermost in w
+/// and in the output and absent from a; the reduction next to n in w in
+/// groups of four, n in whole registers of 16.
+static bool isShiftableInt8Contraction(linalg::LinalgOp op) {
   // Both operands sign-extended (a named op's default, or such a generic).
   Block *block = op.getBlock();
   if (!onlyCastOf<arith::ExtSIOp>(*block, 0) || !onlyCastOf<arith::ExtSIOp>(*block, 1))
-    return failure();
-  OpOperand *lhsOperand = op.getDpsInputOperand(0);
-  OpOperand *rhsOperand = op.getDpsInputOperand(1);
-  OpOperand *initOperand = op.getDpsInitOperand(0);
-  AffineMap lhsMap = op.getMatchingIndexingMap(lhsOperand);
-  AffineMap rhsMap = op.getMatchingIndexingMap(rhsOperand);
-  AffineMap outMap = op.getMatchingIndexingMap(initOperand);
+    return false;
+  AffineMap lhsMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap rhsMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   if (!outMap.isProjectedPermutation() || rhsMap.getNumResults() < 2)
-    return failure();
+    return false;
   // The lanes' loop n: innermost in w and in the output, absent from a.
   // The reduction next to it in w comes in groups of four.
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
@@ -289,7 +348,28 @@ static FailureOr<linalg::GenericOp> shiftInt8Rhs(RewriterBase &rewriter, linalg:
   int n = lastDim(rhsMap, 0), k = lastDim(rhsMap, 1);
   if (n < 0 || k < 0 || lastDim(outMap, 0) != n || lhsMap.isFunctionOfDim(n) ||
       iters[k] != utils::IteratorType::reduction || ranges[k] % 4 != 0 || ranges[n] % 16 != 0)
+    return false;
+  return true;
+}
+
+static FailureOr<linalg::GenericOp> shiftInt8Rhs(RewriterBase &rewriter, linalg::LinalgOp op) {
+  if (!isInt8Contraction(op) || op.hasDynamicShape() || op.getNumLoops() == 0)
     return failure();
+  // Contractions, and 1x1 convolutions as the contractions they are. The row
+  // sums of a wider window would be a convolution-shaped reduction of their
+  // own.
+  if (!isShiftableInt8Contraction(op))
+    return failure();
+  if (!linalg::isaContractionOpInterface(op)) {
+    FailureOr<linalg::GenericOp> asContraction = unitConvAsContraction(rewriter, op);
+    if (failed(asContraction) || !linalg::isaContractionOpInterface(*asContraction))
+      return failure();
+    op = *asContraction;
+  }
+  OpOperand *initOperand = op.getDpsInitOperand(0);
+  AffineMap lhsMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap outMap = op.getMatchingIndexingMap(initOperand);
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   // Loops of the row sums: all but the parallel ones a does not read.
   unsigned numLoops = op.getNumLoops();
   MLIRContext *ctx = op->getContext();

@@ -5,7 +5,8 @@
 // values over the whole i8 range (-128 included: the VNNI path shifts one
 // operand by 128 and must undo it exactly: a matmul's right operand, undone
 // with the row sums of its left one, over k split into lanes of 16 or not
-// (k = 12, 100); a convolution's input, undone with the filter's sums).
+// (k = 12, 100), or of a 1x1 convolution taken as a contraction; a wider
+// convolution's input, undone with the filter's sums).
 // On a host with AVX-512 VNNI
 // the shapes whose reduction is a multiple of four must compile to vpdpbusd
 // kernels (statistics vnni_kernels); with --force-avx2 none may; both paths
