@@ -408,7 +408,10 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
       return sizes;
     }
   }
-  if (isa<linalg::ConvolutionOpInterface>(op.getOperation())) {
+  // A named convolution, or a generic one (shiftInt8RhsForVnni: the
+  // convolution with its unsigned filter, the box sums of its row sums).
+  if (isa<linalg::ConvolutionOpInterface, linalg::GenericOp>(op.getOperation()) &&
+      op.getNumDpsInputs() == 2) {
     FailureOr<linalg::ConvolutionDimensions> dims = linalg::inferConvolutionDims(op);
     if (succeeded(dims) && !dims->filterLoop.empty()) {
       // Depthwise: all filter loops but the last by 1, the op becomes a 1-D
@@ -424,6 +427,7 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
       // stride 2): one tap's inputs would be a strided gather, where the
       // 1-D convolution vectorizer reads a contiguous slab and shuffles.
       bool allTaps = isa<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation()) ||
+                     op->hasAttr(kWorkgroupLevelAttrName) ||
                      (!dims->inputChannel.empty() && !stridedLanes(op, *dims));
       for (unsigned i = 0; i < dims->filterLoop.size(); ++i)
         if (allTaps || i + 1 < dims->filterLoop.size())

@@ -552,7 +552,7 @@ static void readPaddingInPlace(RewriterBase &rewriter, func::FuncOp fn) {
 /// layouts the 1-D convolution vectorizer does not take (NCHW depthwise).
 static FailureOr<linalg::GenericOp> unitWindowConvToGeneric(RewriterBase &rewriter,
                                                             linalg::LinalgOp op) {
-  if (!isa<linalg::ConvolutionOpInterface>(op.getOperation()) ||
+  if (!isa<linalg::ConvolutionOpInterface, linalg::GenericOp>(op.getOperation()) ||
       op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || op.hasDynamicShape())
     return failure();
   FailureOr<linalg::ConvolutionDimensions> dims = linalg::inferConvolutionDims(op);
@@ -821,6 +821,47 @@ static void dropUnitDimsOfContractions(func::FuncOp fn) {
   (void)applyPatternsGreedily(fn, std::move(patterns));
 }
 
+/// A generic int8 convolution (shiftInt8RhsForVnni) tiled to one filter tap
+/// per step is a contraction over its channels once its unit loops are gone:
+/// the taps (while channels remain to reduce) and the unit parallel loops.
+/// A named one gets there through the 1-D convolution decomposition.
+static void dropUnitTapsOfInt8Convolutions(func::FuncOp fn) {
+  linalg::ControlDropUnitDims options;
+  options.rankReductionStrategy =
+      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+  options.controlFn = [](Operation *op) -> SmallVector<unsigned> {
+    auto g = dyn_cast<linalg::GenericOp>(op);
+    if (!g || !isInt8Contraction(g) || g.hasDynamicShape() ||
+        linalg::isaContractionOpInterface(g) || failed(linalg::inferConvolutionDims(g)))
+      return {};
+    // A strided window (oh * 2 + kh) left without its tap is no projected
+    // permutation: unitWindowConvToGeneric reads it through a strided slice
+    // at vectorization instead, and the unit taps stay.
+    bool strided = llvm::any_of(g.getIndexingMapsArray(), [](AffineMap map) {
+      return llvm::any_of(map.getResults(), [](AffineExpr e) {
+        bool mul = false;
+        e.walk([&](AffineExpr sub) { mul |= sub.getKind() == AffineExprKind::Mul; });
+        return mul;
+      });
+    });
+    if (strided)
+      return {};
+    SmallVector<int64_t> ranges = g.getStaticLoopRanges();
+    SmallVector<utils::IteratorType> iters = g.getIteratorTypesArray();
+    bool channels = llvm::any_of(llvm::seq<size_t>(0, ranges.size()), [&](size_t i) {
+      return iters[i] == utils::IteratorType::reduction && ranges[i] > 1;
+    });
+    SmallVector<unsigned> dims;
+    for (size_t i = 0; i < ranges.size(); ++i)
+      if (ranges[i] == 1 && (iters[i] == utils::IteratorType::parallel || channels))
+        dims.push_back(i);
+    return dims;
+  };
+  RewritePatternSet patterns(fn.getContext());
+  linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
+  (void)applyPatternsGreedily(fn, std::move(patterns));
+}
+
 struct TileAndVectorizePass final
     : public impl::TileAndVectorizePassBase<TileAndVectorizePass> {
   using Base::Base;
@@ -885,6 +926,8 @@ struct TileAndVectorizePass final
     }
     if (expanded)
       dropUnitDimsOfContractions(fn);
+    if (shifted)
+      dropUnitTapsOfInt8Convolutions(fn);
     // 6. Vectorize every linalg op, masked where its shape is dynamic.
     SmallVector<linalg::LinalgOp> candidates;
     fn.walk([&](linalg::LinalgOp op) { candidates.push_back(op); });

@@ -2,12 +2,17 @@
 // register tiles into AVX-512 VNNI dot products (VnniContraction.cpp), and
 // that without it (the default, and every AVX2 or non-VNNI host) none appear.
 //
-// - NHWC convolution, 32 input channels: the filter taps are tiled by 1 and
-//   the channel loop by 16 (groups of four for vpdpbusd), giving 8 pixels x
-//   4 groups dot products plus 4 for the excess 128 * sum(w) of the
-//   unsigned shift: 36 vpdpbusd in the loop body; each pixel's sum is
-//   corrected by one subtract, and each broadcast word of the input is made
-//   unsigned by an xor with 0x80 bytes.
+// - NHWC 3x3 convolution, 32 input channels: the filter is the unsigned
+//   operand too. Each workgroup first sums its input pixels' channels (two
+//   lanes of 16 per pixel: 20 sign-extended loads of 16 bytes for a row of
+//   10 pixels), then those sums over each output pixel's 3x3 window, and
+//   starts from init - (sums << 7) on its 8 output pixels. The taps are
+//   tiled by 1 and the channels by 16: per step the 16 filter rows get their
+//   sign bits flipped, and 8 pixels x 4 groups = 32 vpdpbusd.
+// - The same convolution on 12 input channels (groups of four, not lanes of
+//   16): the input is the flipped operand, each broadcast word xored with
+//   0x80 bytes (8 pixels, one group), and the excess 128 * sum(w) of the
+//   group is one more vpdpbusd: 9.
 // - matmul 64x128 * 128x96 (shiftInt8RhsForVnni): the right operand is the
 //   unsigned one. Each workgroup first sums its 16 rows of the left operand
 //   (k split into 8 x 16 lanes: 128 sign-extended loads of 16 bytes), and
@@ -24,12 +29,14 @@
 // RUN:   | FileCheck %s --check-prefix=PLAIN --implicit-check-not=vpdpbusd
 
 // CHECK-LABEL: llvm.func @conv_i8_dispatch(
-// CHECK-DAG:     %[[SIGN:[0-9]+]] = llvm.mlir.constant(dense<-128> : vector<64xi8>) : vector<64xi8>
-// CHECK-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{[0-9]+}}, %[[SIGN]], %{{[0-9]+}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
-// CHECK:         %[[U:[0-9]+]] = llvm.xor %{{[0-9]+}}, %[[SIGN]] : vector<64xi8>
-// CHECK-NEXT:    llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{[0-9]+}}, %[[U]], %{{[0-9]+}})
-// CHECK-COUNT-31: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-COUNT-20: llvm.sext %{{[0-9]+}} : vector<16xi8> to vector<16xi32>
+// CHECK:         %[[SHIFTED:[0-9]+]] = llvm.shl %{{[0-9]+}}, %{{[0-9]+}} : vector<8xi32>
+// CHECK-NEXT:    llvm.sub %{{[0-9]+}}, %[[SHIFTED]] : vector<8xi32>
+// CHECK-COUNT-16: llvm.xor %{{[0-9]+}}, %{{[0-9]+}} : vector<16xi8>
+// CHECK-NOT:     llvm.xor {{.*}} : vector<64xi8>
+// CHECK-COUNT-32: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK-NOT:     llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-NOT:     llvm.xor {{.*}} : vector<64xi8>
 // CHECK:         llvm.return
 
 // PLAIN-LABEL: llvm.func @conv_i8_dispatch(
@@ -45,6 +52,29 @@ func.func private @conv_i8_dispatch(%x: tensor<1x18x18x32xi8>, %w: tensor<3x3x32
 }
 
 // -----
+
+// CHECK-LABEL: llvm.func @conv_i8_12_channels_dispatch(
+// CHECK-DAG:     %[[SIGN:[0-9]+]] = llvm.mlir.constant(dense<-128> : vector<64xi8>) : vector<64xi8>
+// CHECK:         llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{[0-9]+}}, %[[SIGN]], %{{[0-9]+}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// CHECK-COUNT-8: %[[U:[0-9]+]] = llvm.xor %{{[0-9]+}}, %[[SIGN]] : vector<64xi8>
+// CHECK-NEXT:    llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{[0-9]+}}, %[[U]], %{{[0-9]+}})
+// CHECK-NOT:     llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK:         llvm.return
+
+// PLAIN-LABEL: llvm.func @conv_i8_12_channels_dispatch(
+// PLAIN:         llvm.mul %{{.*}} : vector<16xi32>
+
+func.func private @conv_i8_12_channels_dispatch(%x: tensor<1x18x18x12xi8>, %w: tensor<3x3x12x64xi8>) -> tensor<1x16x16x64xi32> attributes {jitrun.dispatch} {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x16x16x64xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<1x16x16x64xi32>) -> tensor<1x16x16x64xi32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w : tensor<1x18x18x12xi8>, tensor<3x3x12x64xi8>) outs(%f : tensor<1x16x16x64xi32>) -> tensor<1x16x16x64xi32>
+  return %c : tensor<1x16x16x64xi32>
+}
+
+// -----
+
 
 // CHECK-LABEL: llvm.func @matmul_i8_dispatch(
 // CHECK-COUNT-128: llvm.sext %{{[0-9]+}} : vector<16xi8> to vector<16xi32>

@@ -6,7 +6,9 @@
 // operand by 128 and must undo it exactly: a matmul's right operand, undone
 // with the row sums of its left one, over k split into lanes of 16 or not
 // (k = 12, 100), or of a 1x1 convolution taken as a contraction; a wider
-// convolution's input, undone with the filter's sums).
+// convolution's filter, undone with box sums of its input's channel sums
+// over each window, strided or not; its input when the channels are not in
+// lanes of 16, undone with the filter's sums).
 // On a host with AVX-512 VNNI
 // the shapes whose reduction is a multiple of four must compile to vpdpbusd
 // kernels (statistics vnni_kernels); with --force-avx2 none may; both paths
@@ -139,7 +141,19 @@ TEST_CASE("int8 conv 3x3 stride 2 1x17x17x12 -> 16 (channels in fours)", "[int8]
   checkConv(17, 17, 12, 16, 3, 3, 2, 2);
 }
 
+TEST_CASE("int8 conv 3x3 stride 2 1x17x17x32 -> 16 (box sums over strided windows)", "[int8]") {
+  checkConv(17, 17, 32, 16, 3, 3, 2, GENERATE(1, 2));
+}
+
+TEST_CASE("int8 conv 5x3 1x13x11x48 -> 32 (a non-square window, odd image)", "[int8]") {
+  checkConv(13, 11, 48, 32, 5, 3, 1, 2);
+}
+
 TEST_CASE("int8 conv 1x1 1x14x14x64 -> 48", "[int8]") { checkConv(14, 14, 64, 48, 1, 1, 1, 2); }
+
+TEST_CASE("int8 conv 1x1 stride 2 1x15x15x32 -> 16", "[int8]") {
+  checkConv(15, 15, 32, 16, 1, 1, 2, 2);
+}
 
 TEST_CASE("int8 conv 3x3 1x9x9x3 -> 16 (three channels: no VNNI)", "[int8]") {
   checkConv(9, 9, 3, 16, 3, 3, 1, 1);
