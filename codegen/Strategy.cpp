@@ -448,8 +448,9 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
   bool innermost = true;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   // The lane sums of a VNNI row sum (shiftInt8RhsForVnni) reduce a middle
-  // dim into registers of 16 lanes: 8 steps at a time, a divisor, so that
-  // no step is masked.
+  // dim into registers of 16 lanes: 2 steps at a time, a divisor, so that
+  // no step is masked (8 steps of 16 rows unrolled 128 loads: int8 matmul
+  // compile 0.38 -> 0.20 s, same speed).
   bool laneSums = op->hasAttr(kWorkgroupLevelAttrName) &&
                   iters.back() == utils::IteratorType::parallel;
   for (int i = static_cast<int>(numLoops) - 1; i >= 0; --i) {
@@ -457,7 +458,7 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
       continue;
     sizes[i] = innermost ? 2 * lanes : 1;
     if (laneSums && !ShapedType::isDynamic(ranges[i]))
-      sizes[i] = innermost ? largestDivisorAtMost(ranges[i], 8) : 1;
+      sizes[i] = innermost ? largestDivisorAtMost(ranges[i], 2) : 1;
     innermost = false;
     // A tile that covers the whole loop leaves it untiled (and static).
     if (!ShapedType::isDynamic(ranges[i]) && sizes[i] >= ranges[i])
