@@ -15,7 +15,8 @@
 //   group is one more vpdpbusd: 9.
 // - matmul 64x128 * 128x96 (shiftInt8RhsForVnni): the right operand is the
 //   unsigned one. Each workgroup first sums its 16 rows of the left operand
-//   (k split into 8 x 16 lanes: 128 sign-extended loads of 16 bytes), and
+//   (k split into 8 x 16 lanes, 2 of the 8 per step: 32 sign-extended loads
+//   of 16 bytes), then across the 16 lanes (a tree of shuffles), and
 //   starts its accumulators from init - (sums << 7). In the k loop the 16
 //   rows of w a step reads get their sign bits flipped (16 xors of 16
 //   bytes), and register tiles of 16 rows x 16 lanes, k by 16, take 16 x 4
@@ -77,7 +78,8 @@ func.func private @conv_i8_12_channels_dispatch(%x: tensor<1x18x18x12xi8>, %w: t
 
 
 // CHECK-LABEL: llvm.func @matmul_i8_dispatch(
-// CHECK-COUNT-128: llvm.sext %{{[0-9]+}} : vector<16xi8> to vector<16xi32>
+// CHECK-COUNT-32: llvm.sext %{{[0-9]+}} : vector<16xi8> to vector<16xi32>
+// CHECK-NOT:     llvm.sext
 // CHECK:         %[[SHIFTED:[0-9]+]] = llvm.shl %{{[0-9]+}}, %{{[0-9]+}} : vector<16xi32>
 // CHECK-NEXT:    llvm.sub %{{[0-9]+}}, %[[SHIFTED]] : vector<16xi32>
 // CHECK-COUNT-16: llvm.xor %{{[0-9]+}}, %{{[0-9]+}} : vector<16xi8>
