@@ -3,12 +3,13 @@
 // linalg.matmul and linalg.conv_2d_nhwc_hwcf on i8 operands accumulating in
 // i32, checked exactly against oneDNN's s8 x s8 -> s32 primitives, with
 // values over the whole i8 range (-128 included: the VNNI path shifts one
-// operand by 128 and must undo it exactly: a matmul's right operand, undone
-// with the row sums of its left one, over k split into lanes of 16 or not
-// (k = 12, 100), or of a 1x1 convolution taken as a contraction; a wider
-// convolution's filter, undone with box sums of its input's channel sums
-// over each window, strided or not; its input when the channels are not in
-// lanes of 16, undone with the filter's sums).
+// operand by 128 and must undo it exactly). With 64 output columns or more,
+// the right operand is the shifted one, undone with the row sums of the
+// left one: a matmul's, over k split into lanes of 16 or not (k = 100), a
+// 1x1 convolution's taken as a contraction, a wider convolution's as box
+// sums of its input's channel sums over each window, strided or not.
+// Otherwise (and for a strided 1x1 or channels not in lanes of 16) the left
+// operand is, undone with the filter's sums.
 // On a host with AVX-512 VNNI
 // the shapes whose reduction is a multiple of four must compile to vpdpbusd
 // kernels (statistics vnni_kernels); with --force-avx2 none may; both paths
@@ -125,6 +126,10 @@ TEST_CASE("int8 matmul 33x48x100 (ragged M, k in fours)", "[int8]") {
   checkMatmul(33, 48, 100, 2);
 }
 
+TEST_CASE("int8 matmul 33x64x100 (ragged M, k in fours, not in lanes of 16)", "[int8]") {
+  checkMatmul(33, 64, 100, 2);
+}
+
 TEST_CASE("int8 matmul 8x32x12 (k = 12: groups of four, not eight)", "[int8]") {
   checkMatmul(8, 32, 12, 1);
 }
@@ -141,18 +146,26 @@ TEST_CASE("int8 conv 3x3 stride 2 1x17x17x12 -> 16 (channels in fours)", "[int8]
   checkConv(17, 17, 12, 16, 3, 3, 2, 2);
 }
 
-TEST_CASE("int8 conv 3x3 stride 2 1x17x17x32 -> 16 (box sums over strided windows)", "[int8]") {
-  checkConv(17, 17, 32, 16, 3, 3, 2, GENERATE(1, 2));
+TEST_CASE("int8 conv 3x3 1x10x10x32 -> 64 (box sums of channel sums)", "[int8]") {
+  checkConv(10, 10, 32, 64, 3, 3, 1, GENERATE(1, 2));
 }
 
-TEST_CASE("int8 conv 5x3 1x13x11x48 -> 32 (a non-square window, odd image)", "[int8]") {
-  checkConv(13, 11, 48, 32, 5, 3, 1, 2);
+TEST_CASE("int8 conv 3x3 stride 2 1x17x17x32 -> 64 (box sums over strided windows)", "[int8]") {
+  checkConv(17, 17, 32, 64, 3, 3, 2, GENERATE(1, 2));
+}
+
+TEST_CASE("int8 conv 5x3 1x13x11x48 -> 80 (a non-square window, odd image)", "[int8]") {
+  checkConv(13, 11, 48, 80, 5, 3, 1, 2);
 }
 
 TEST_CASE("int8 conv 1x1 1x14x14x64 -> 48", "[int8]") { checkConv(14, 14, 64, 48, 1, 1, 1, 2); }
 
-TEST_CASE("int8 conv 1x1 stride 2 1x15x15x32 -> 16", "[int8]") {
-  checkConv(15, 15, 32, 16, 1, 1, 2, 2);
+TEST_CASE("int8 conv 1x1 1x14x14x32 -> 64 (as a contraction)", "[int8]") {
+  checkConv(14, 14, 32, 64, 1, 1, 1, 2);
+}
+
+TEST_CASE("int8 conv 1x1 stride 2 1x15x15x32 -> 64", "[int8]") {
+  checkConv(15, 15, 32, 64, 1, 1, 2, 2);
 }
 
 TEST_CASE("int8 conv 3x3 1x9x9x3 -> 16 (three channels: no VNNI)", "[int8]") {
