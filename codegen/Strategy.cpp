@@ -148,8 +148,10 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
     sizes[inner] = lanes;
     bool innerIsImage = llvm::is_contained(dims->outputImage, inner);
     if (!innerIsImage) {
-      // NHWC-like: 8 output pixels along the innermost image dimension.
-      sizes[dims->outputImage.back()] = 8;
+      // NHWC-like: 8 output pixels along the innermost image dimension; 16
+      // for VNNI int8, as a matmul's rows, so that each interleaved register
+      // of the filter serves 16 dot products.
+      sizes[dims->outputImage.back()] = vnni && isInt8Contraction(op) ? 16 : 8;
     } else if (!dims->outputChannel.empty()) {
       // NCHW-like: 8 output channels.
       sizes[dims->outputChannel.back()] = 8;

@@ -4,15 +4,15 @@
 //
 // - NHWC 3x3 convolution, 32 input channels: the filter is the unsigned
 //   operand too. Each workgroup first sums its input pixels' channels (two
-//   lanes of 16 per pixel: 20 sign-extended loads of 16 bytes for a row of
-//   10 pixels), then those sums over each output pixel's 3x3 window, and
-//   starts from init - (sums << 7) on its 8 output pixels. The taps are
-//   tiled by 1 and the channels by 16: per step the 16 filter rows get their
-//   sign bits flipped, and 8 pixels x 4 groups = 32 vpdpbusd.
+//   lanes of 16 per pixel: 18 sign-extended loads of 16 bytes for 9 of a
+//   row's 18 pixels), then those sums over each output pixel's 3x3 window,
+//   and starts from init - (sums << 7) on its 16 output pixels. The taps
+//   are tiled by 1 and the channels by 16: per step the 16 filter rows get
+//   their sign bits flipped, and 16 pixels x 4 groups = 64 vpdpbusd.
 // - The same convolution on 12 input channels (groups of four, not lanes of
 //   16): the input is the flipped operand, each broadcast word xored with
-//   0x80 bytes (8 pixels, one group), and the excess 128 * sum(w) of the
-//   group is one more vpdpbusd: 9.
+//   0x80 bytes (16 pixels, one group), and the excess 128 * sum(w) of the
+//   group is one more vpdpbusd: 17.
 // - matmul 64x128 * 128x96 (shiftInt8RhsForVnni): the right operand is the
 //   unsigned one. Each workgroup first sums its 16 rows of the left operand
 //   (k split into 8 x 16 lanes, 2 of the 8 per step: 32 sign-extended loads
@@ -30,12 +30,13 @@
 // RUN:   | FileCheck %s --check-prefix=PLAIN --implicit-check-not=vpdpbusd
 
 // CHECK-LABEL: llvm.func @conv_i8_dispatch(
-// CHECK-COUNT-20: llvm.sext %{{[0-9]+}} : vector<16xi8> to vector<16xi32>
-// CHECK:         %[[SHIFTED:[0-9]+]] = llvm.shl %{{[0-9]+}}, %{{[0-9]+}} : vector<8xi32>
-// CHECK-NEXT:    llvm.sub %{{[0-9]+}}, %[[SHIFTED]] : vector<8xi32>
+// CHECK-COUNT-18: llvm.sext %{{[0-9]+}} : vector<16xi8> to vector<16xi32>
+// CHECK-NOT:     llvm.sext
+// CHECK:         %[[SHIFTED:[0-9]+]] = llvm.shl %{{[0-9]+}}, %{{[0-9]+}} : vector<16xi32>
+// CHECK-NEXT:    llvm.sub %{{[0-9]+}}, %[[SHIFTED]] : vector<16xi32>
 // CHECK-COUNT-16: llvm.xor %{{[0-9]+}}, %{{[0-9]+}} : vector<16xi8>
 // CHECK-NOT:     llvm.xor {{.*}} : vector<64xi8>
-// CHECK-COUNT-32: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-COUNT-64: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK-NOT:     llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK-NOT:     llvm.xor {{.*}} : vector<64xi8>
 // CHECK:         llvm.return
@@ -57,7 +58,7 @@ func.func private @conv_i8_dispatch(%x: tensor<1x18x18x32xi8>, %w: tensor<3x3x32
 // CHECK-LABEL: llvm.func @conv_i8_12_channels_dispatch(
 // CHECK-DAG:     %[[SIGN:[0-9]+]] = llvm.mlir.constant(dense<-128> : vector<64xi8>) : vector<64xi8>
 // CHECK:         llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{[0-9]+}}, %[[SIGN]], %{{[0-9]+}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
-// CHECK-COUNT-8: %[[U:[0-9]+]] = llvm.xor %{{[0-9]+}}, %[[SIGN]] : vector<64xi8>
+// CHECK-COUNT-16: %[[U:[0-9]+]] = llvm.xor %{{[0-9]+}}, %[[SIGN]] : vector<64xi8>
 // CHECK-NEXT:    llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{[0-9]+}}, %[[U]], %{{[0-9]+}})
 // CHECK-NOT:     llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK:         llvm.return
