@@ -68,10 +68,10 @@ bool isInt8Contraction(linalg::LinalgOp op) {
 namespace {
 
 /// The reduction tile of a VNNI contraction: a multiple of four dividing
-/// `extent`, large enough that the per-tile correction of the unsigned shift
-/// (one subtract per accumulator) is small next to the dot products; 1 when
-/// `extent` is not a multiple of four. 16 measured best on matmuls and 1x1
-/// convolutions (jitrun-bench int8 rows; 32 adds register pressure).
+/// `extent`, large enough that the per-tile correction of a flipped left
+/// operand (one subtract per accumulator) is small next to the dot products;
+/// 1 when `extent` is not a multiple of four. 16 measured best on matmuls and
+/// 1x1 convolutions (jitrun-bench int8 rows; 32 adds register pressure).
 static int64_t vnniReductionTile(int64_t extent) {
   for (int64_t t = 16; t >= 4; t /= 2)
     if (extent % t == 0)

@@ -138,13 +138,13 @@ static void tileWorkgroupLevelOps(RewriterBase &rewriter, func::FuncOp fn) {
     SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     SmallVector<int64_t> sizes(iters.size(), 0);
-    int run = -1;
+    bool innermost = true;
     bool laneSums = iters.back() == utils::IteratorType::parallel;
     for (int i = static_cast<int>(iters.size()) - 1 - (laneSums ? 1 : 0); i >= 0; --i) {
       if (iters[i] != utils::IteratorType::parallel)
         continue;
-      if (run < 0) {
-        run = i;
+      if (innermost) {
+        innermost = false;
         int64_t t = 16;
         while (ranges[i] % t != 0)
           --t;
@@ -799,12 +799,20 @@ struct ReadThroughExpandShape final : OpRewritePattern<vector::TransferReadOp> {
 /// The tiled contraction of an expanded dispatch keeps the split dimension
 /// with extent 1 (one head per tile): dropping it leaves the plain
 /// (m, n, k) contraction that vectorizes to vector.contract like a matmul.
-static void dropUnitDimsOfContractions(func::FuncOp fn) {
-  MLIRContext *ctx = fn.getContext();
+/// Drops the unit loops `control` picks from the linalg ops of `fn`; the
+/// operands are rank-reduced with slices.
+static void dropUnitDims(func::FuncOp fn, linalg::ControlDropUnitDims::ControlFnTy control) {
   linalg::ControlDropUnitDims options;
   options.rankReductionStrategy =
       linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
-  options.controlFn = [](Operation *op) -> SmallVector<unsigned> {
+  options.controlFn = std::move(control);
+  RewritePatternSet patterns(fn.getContext());
+  linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
+  (void)applyPatternsGreedily(fn, std::move(patterns));
+}
+
+static void dropUnitDimsOfContractions(func::FuncOp fn) {
+  dropUnitDims(fn, [](Operation *op) -> SmallVector<unsigned> {
     auto g = dyn_cast<linalg::GenericOp>(op);
     if (!g || !linalg::isaContractionOpInterface(g))
       return {};
@@ -815,10 +823,7 @@ static void dropUnitDimsOfContractions(func::FuncOp fn) {
       if (it == utils::IteratorType::parallel)
         dims.push_back(i);
     return dims;
-  };
-  RewritePatternSet patterns(ctx);
-  linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
-  (void)applyPatternsGreedily(fn, std::move(patterns));
+  });
 }
 
 /// A generic int8 convolution (shiftInt8RhsForVnni) tiled to one filter tap
@@ -826,10 +831,7 @@ static void dropUnitDimsOfContractions(func::FuncOp fn) {
 /// the taps (while channels remain to reduce) and the unit parallel loops.
 /// A named one gets there through the 1-D convolution decomposition.
 static void dropUnitTapsOfInt8Convolutions(func::FuncOp fn) {
-  linalg::ControlDropUnitDims options;
-  options.rankReductionStrategy =
-      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
-  options.controlFn = [](Operation *op) -> SmallVector<unsigned> {
+  dropUnitDims(fn, [](Operation *op) -> SmallVector<unsigned> {
     auto g = dyn_cast<linalg::GenericOp>(op);
     if (!g || !isInt8Contraction(g) || g.hasDynamicShape() ||
         linalg::isaContractionOpInterface(g) || failed(linalg::inferConvolutionDims(g)))
@@ -856,10 +858,7 @@ static void dropUnitTapsOfInt8Convolutions(func::FuncOp fn) {
       if (ranges[i] == 1 && (iters[i] == utils::IteratorType::parallel || channels))
         dims.push_back(i);
     return dims;
-  };
-  RewritePatternSet patterns(fn.getContext());
-  linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
-  (void)applyPatternsGreedily(fn, std::move(patterns));
+  });
 }
 
 struct TileAndVectorizePass final

@@ -381,13 +381,11 @@ static bool isShiftableInt8Contraction(linalg::LinalgOp op) {
 static FailureOr<linalg::GenericOp> shiftInt8Rhs(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (!isInt8Contraction(op) || op.hasDynamicShape() || op.getNumLoops() == 0)
     return failure();
-  // Contractions, and 1x1 convolutions as the contractions they are. The row
-  // sums of a wider window would be a convolution-shaped reduction of their
-  // own.
   if (!isShiftableInt8Contraction(op))
     return failure();
-  // A convolution with a wider window: its row sums are box sums, over
-  // each output pixel's window, of the input's sums over channels. Its
+  // A 1x1 convolution is taken as the contraction it is. One with a wider
+  // window gets box sums, over each output pixel's window, of the input's
+  // sums over channels as its row sums. Its
   // input's channels must be innermost and in lanes of 16; a padded input
   // (its pad computed whole by each workgroup) keeps the left-operand flip.
   int windowChannel = -1;
@@ -501,62 +499,61 @@ static FailureOr<linalg::GenericOp> shiftInt8Rhs(RewriterBase &rewriter, linalg:
   AffineMap sumOutMap = AffineMap::get(sumLoops, 0, sumOutResults, ctx);
   auto lastLhs = dyn_cast<AffineDimExpr>(lhsMap.getResults().back());
   constexpr int64_t kLanes = 16;
-  Value rowSums;
-  if (windowChannel >= 0) {
-    // Channel sums of the input, in lanes of 16 then across them.
-    unsigned r = lhsType.getRank();
+  auto atWorkgroupLevel = [&](linalg::GenericOp op) {
+    op->setAttr(kWorkgroupLevelAttrName, rewriter.getUnitAttr());
+    return op.getResult(0);
+  };
+  // a with its last dim split into (dim / 16, 16).
+  auto inLanes = [&]() -> Value {
+    int64_t r = lhsType.getRank();
     SmallVector<int64_t> split(lhsType.getShape());
     split.back() /= kLanes;
     split.push_back(kLanes);
     SmallVector<ReassociationIndices> groups;
-    for (unsigned i = 0; i + 1 < r; ++i)
-      groups.push_back({static_cast<int64_t>(i)});
-    groups.push_back({static_cast<int64_t>(r) - 1, static_cast<int64_t>(r)});
-    Value lanesOfLhs = tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get(split, i8), lhs, groups);
+    for (int64_t i = 0; i + 1 < r; ++i)
+      groups.push_back({i});
+    groups.push_back({r - 1, r});
+    return tensor::ExpandShapeOp::create(rewriter, loc, RankedTensorType::get(split, i8), lhs,
+                                         groups);
+  };
+  // Partial sums (..., 16) summed across their lanes.
+  auto acrossLanes = [&](Value partial) -> Value {
+    auto type = cast<RankedTensorType>(partial.getType());
+    unsigned rank = type.getRank() - 1;
+    SmallVector<utils::IteratorType> laneIters(rank, utils::IteratorType::parallel);
+    laneIters.push_back(utils::IteratorType::reduction);
+    AffineMap in = rewriter.getMultiDimIdentityMap(rank + 1);
+    return atWorkgroupLevel(linalg::GenericOp::create(
+        rewriter, loc, TypeRange{RankedTensorType::get(type.getShape().drop_back(), i32)},
+        ValueRange{partial}, ValueRange{zeroFilled(type.getShape().drop_back())},
+        ArrayRef<AffineMap>{in, in.dropResult(rank)}, laneIters, sumBody));
+  };
+  Value rowSums;
+  if (windowChannel >= 0) {
+    // Channel sums of the input, in lanes of 16 then across them.
+    unsigned r = lhsType.getRank();
     SmallVector<int64_t> partialShape(lhsType.getShape().drop_back());
     partialShape.push_back(kLanes);
     SmallVector<utils::IteratorType> partialIters(r + 1, utils::IteratorType::parallel);
     partialIters[r - 1] = utils::IteratorType::reduction;
     AffineMap partialIn = rewriter.getMultiDimIdentityMap(r + 1);
-    auto partial = linalg::GenericOp::create(
+    Value pixels = acrossLanes(atWorkgroupLevel(linalg::GenericOp::create(
         rewriter, loc, TypeRange{RankedTensorType::get(partialShape, i32)},
-        ValueRange{lanesOfLhs}, ValueRange{zeroFilled(partialShape)},
-        ArrayRef<AffineMap>{partialIn, partialIn.dropResult(r - 1)}, partialIters, sumBody);
-    partial->setAttr(kWorkgroupLevelAttrName, rewriter.getUnitAttr());
-    SmallVector<int64_t> pixelShape(lhsType.getShape().drop_back());
-    SmallVector<utils::IteratorType> pixelIters(r, utils::IteratorType::parallel);
-    pixelIters[r - 1] = utils::IteratorType::reduction;
-    AffineMap pixelIn = rewriter.getMultiDimIdentityMap(r);
-    auto pixels = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{RankedTensorType::get(pixelShape, i32)},
-        ValueRange{partial.getResult(0)}, ValueRange{zeroFilled(pixelShape)},
-        ArrayRef<AffineMap>{pixelIn, pixelIn.dropResult(r - 1)}, pixelIters, sumBody);
-    pixels->setAttr(kWorkgroupLevelAttrName, rewriter.getUnitAttr());
+        ValueRange{inLanes()}, ValueRange{zeroFilled(partialShape)},
+        ArrayRef<AffineMap>{partialIn, partialIn.dropResult(r - 1)}, partialIters, sumBody)));
     // Box sums over each output pixel's window (the window's shape rides
     // along as an operand, as a pooling op's does).
     AffineMap boxIn = sumLhsMap.dropResult(sumLhsMap.getNumResults() - 1);
     Value window = tensor::EmptyOp::create(rewriter, loc, windowShape, i32);
-    auto box = linalg::GenericOp::create(
+    rowSums = atWorkgroupLevel(linalg::GenericOp::create(
         rewriter, loc, TypeRange{RankedTensorType::get(sumShape, i32)},
-        ValueRange{pixels.getResult(0), window}, ValueRange{zeroFilled(sumShape)},
+        ValueRange{pixels, window}, ValueRange{zeroFilled(sumShape)},
         ArrayRef<AffineMap>{boxIn, AffineMap::get(sumLoops, 0, windowDims, ctx), sumOutMap},
         sumIters, [&](OpBuilder &b, Location l, ValueRange args) {
           linalg::YieldOp::create(b, l, ValueRange{arith::AddIOp::create(b, l, args[2], args[0])});
-        });
-    box->setAttr(kWorkgroupLevelAttrName, rewriter.getUnitAttr());
-    rowSums = box.getResult(0);
+        }));
   } else if (lastLhs && iters[lastLhs.getPosition()] == utils::IteratorType::reduction &&
-      lhsType.getShape().back() % kLanes == 0) {
-    SmallVector<int64_t> split(lhsType.getShape());
-    split.back() /= kLanes;
-    split.push_back(kLanes);
-    SmallVector<ReassociationIndices> groups;
-    for (int64_t i = 0; i + 1 < lhsType.getRank(); ++i)
-      groups.push_back({i});
-    groups.push_back({lhsType.getRank() - 1, lhsType.getRank()});
-    Value lanesOfLhs = tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get(split, i8), lhs, groups);
+             lhsType.getShape().back() % kLanes == 0) {
     AffineExpr lane = getAffineDimExpr(sumLoops, ctx);
     SmallVector<AffineExpr> inResults(sumLhsMap.getResults()), outResults(sumOutResults);
     inResults.push_back(lane);
@@ -565,31 +562,17 @@ static FailureOr<linalg::GenericOp> shiftInt8Rhs(RewriterBase &rewriter, linalg:
     partialIters.push_back(utils::IteratorType::parallel);
     SmallVector<int64_t> partialShape(sumShape);
     partialShape.push_back(kLanes);
-    auto partial = linalg::GenericOp::create(
+    rowSums = acrossLanes(atWorkgroupLevel(linalg::GenericOp::create(
         rewriter, loc, TypeRange{RankedTensorType::get(partialShape, i32)},
-        ValueRange{lanesOfLhs}, ValueRange{zeroFilled(partialShape)},
+        ValueRange{inLanes()}, ValueRange{zeroFilled(partialShape)},
         ArrayRef<AffineMap>{AffineMap::get(sumLoops + 1, 0, inResults, ctx),
                             AffineMap::get(sumLoops + 1, 0, outResults, ctx)},
-        partialIters, sumBody);
-    partial->setAttr(kWorkgroupLevelAttrName, rewriter.getUnitAttr());
-    unsigned rank = sumShape.size();
-    SmallVector<utils::IteratorType> laneIters(rank, utils::IteratorType::parallel);
-    laneIters.push_back(utils::IteratorType::reduction);
-    auto total = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{RankedTensorType::get(sumShape, i32)},
-        ValueRange{partial.getResult(0)}, ValueRange{zeroFilled(sumShape)},
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank + 1),
-                            rewriter.getMultiDimIdentityMap(rank + 1).dropResult(rank)},
-        laneIters, sumBody);
-    total->setAttr(kWorkgroupLevelAttrName, rewriter.getUnitAttr());
-    rowSums = total.getResult(0);
+        partialIters, sumBody)));
   } else {
-    auto sums = linalg::GenericOp::create(
+    rowSums = atWorkgroupLevel(linalg::GenericOp::create(
         rewriter, loc, TypeRange{RankedTensorType::get(sumShape, i32)}, ValueRange{lhs},
         ValueRange{zeroFilled(sumShape)}, ArrayRef<AffineMap>{sumLhsMap, sumOutMap}, sumIters,
-        sumBody);
-    sums->setAttr(kWorkgroupLevelAttrName, rewriter.getUnitAttr());
-    rowSums = sums.getResult(0);
+        sumBody));
   }
 
   // init - 128 * rowsum (a shift: no vector multiply), broadcast along n.
