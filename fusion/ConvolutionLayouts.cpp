@@ -128,6 +128,31 @@ struct QuantizedConvToPlain : public OpRewritePattern<QOp> {
   }
 };
 
+/// Pixels from which a 1x1 NCHW convolution is a matmul rather than an NHWC
+/// convolution: the matmul's lanes run along the flattened image, two
+/// registers of it per tile.
+constexpr int64_t kMinMatmulPixels = 32;
+
+/// Why `op` is not a 1x1 convolution of one large image at stride 1 (see
+/// Conv1x1NchwToMatmul); empty when it is.
+static StringRef notLargeImage1x1(linalg::Conv2DNchwFchwOp op) {
+  auto xType = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
+  auto wType = dyn_cast<RankedTensorType>(op.getInputs()[1].getType());
+  auto outType = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+  if (!xType || !wType || !outType || !xType.hasStaticShape() ||
+      !wType.hasStaticShape() || !outType.hasStaticShape())
+    return "needs static shapes";
+  if (xType.getDimSize(0) != 1 || wType.getDimSize(2) != 1 || wType.getDimSize(3) != 1 ||
+      !llvm::all_of(op.getStrides().getValues<int64_t>(), [](int64_t v) { return v == 1; }))
+    return "needs one image, a 1x1 filter, stride 1";
+  if (xType.getDimSize(2) != outType.getDimSize(2) ||
+      xType.getDimSize(3) != outType.getDimSize(3))
+    return "input and output images differ";
+  if (outType.getDimSize(2) * outType.getDimSize(3) < kMinMatmulPixels)
+    return "the image is too small for the matmul's lanes";
+  return "";
+}
+
 /// A 1x1 NCHW convolution of one image is a matmul: out[f, hw] = sum_c
 /// w[f, c] x[c, hw] over the collapsed image. As a linalg.batch_matmul of
 /// one it gets the
@@ -136,25 +161,16 @@ struct QuantizedConvToPlain : public OpRewritePattern<QOp> {
 /// lanes ran along one image row: 7 or 14 pixels wide in late ResNet
 /// stages. The result is expanded back; reshape propagation moves the
 /// expand_shape past the elementwise consumers so that they join the
-/// matmul's dispatch.
+/// matmul's dispatch. Images under kMinMatmulPixels go to ConvNchwToNhwc.
 struct Conv1x1NchwToMatmul : public OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics())
       return failure();
-    auto xType = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
-    auto wType = dyn_cast<RankedTensorType>(op.getInputs()[1].getType());
-    auto outType = dyn_cast<RankedTensorType>(op.getResult(0).getType());
-    if (!xType || !wType || !outType || !xType.hasStaticShape() ||
-        !wType.hasStaticShape() || !outType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
-    if (xType.getDimSize(0) != 1 || wType.getDimSize(2) != 1 || wType.getDimSize(3) != 1 ||
-        !llvm::all_of(op.getStrides().getValues<int64_t>(), [](int64_t v) { return v == 1; }))
-      return rewriter.notifyMatchFailure(op, "needs one image, a 1x1 filter, stride 1");
-    if (xType.getDimSize(2) != outType.getDimSize(2) ||
-        xType.getDimSize(3) != outType.getDimSize(3))
-      return rewriter.notifyMatchFailure(op, "input and output images differ");
+    if (StringRef why = notLargeImage1x1(op); !why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    auto outType = cast<RankedTensorType>(op.getResult(0).getType());
     Location loc = op.getLoc();
     // A batch of one: the elementwise consumers (batch norm, relu) keep the
     // unit batch dimension when reshape propagation collapses them (their
@@ -187,6 +203,313 @@ struct Conv1x1NchwToMatmul : public OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   }
 };
 
+/// `v` transposed: result dim i is v's dim perm[i].
+static Value transposed(PatternRewriter &rewriter, Location loc, Value v,
+                        ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, v);
+  SmallVector<OpFoldResult> permuted;
+  for (int64_t p : perm)
+    permuted.push_back(sizes[p]);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, permuted, type.getElementType());
+  return linalg::TransposeOp::create(rewriter, loc, v, empty, perm).getResult()[0];
+}
+
+/// Marks the transposes ConvNchwToNhwc puts after a convolution, the ones
+/// SinkTransposeBackToNchw moves down.
+constexpr StringLiteral kBackToNchwAttrName = "jitrun.back_to_nchw";
+
+/// The NCHW form of an NHWC result, marked for sinking.
+static Value backToNchw(PatternRewriter &rewriter, Location loc, Value y) {
+  Value t = transposed(rewriter, loc, y, {0, 3, 1, 2});
+  t.getDefiningOp()->setAttr(kBackToNchwAttrName, rewriter.getUnitAttr());
+  return t;
+}
+
+/// The NHWC form of an NCHW image `x`. A constant pad of x becomes a pad of
+/// the transposed image, so that the pad still decomposes into a border fill
+/// and a copy (or joins a depthwise dispatch) and the transpose reads the
+/// unpadded image.
+static Value toNhwc(PatternRewriter &rewriter, Location loc, Value x) {
+  const int64_t perm[] = {0, 2, 3, 1};
+  auto pad = x.getDefiningOp<tensor::PadOp>();
+  if (pad && pad->hasOneUse() && pad.getConstantPaddingValue() &&
+      pad.getStaticLow().size() == 4 && !llvm::is_contained(pad.getStaticLow(), ShapedType::kDynamic) &&
+      !llvm::is_contained(pad.getStaticHigh(), ShapedType::kDynamic)) {
+    Value source = transposed(rewriter, loc, pad.getSource(), perm);
+    SmallVector<OpFoldResult> low, high;
+    for (int64_t p : perm) {
+      low.push_back(rewriter.getIndexAttr(pad.getStaticLow()[p]));
+      high.push_back(rewriter.getIndexAttr(pad.getStaticHigh()[p]));
+    }
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    SmallVector<int64_t> lowI, highI;
+    for (int64_t p : perm) {
+      lowI.push_back(pad.getStaticLow()[p]);
+      highI.push_back(pad.getStaticHigh()[p]);
+    }
+    auto type = tensor::PadOp::inferResultType(sourceType, lowI, highI);
+    return tensor::PadOp::create(rewriter, loc, type, source, low, high,
+                                 pad.getConstantPaddingValue());
+  }
+  return transposed(rewriter, loc, x, perm);
+}
+
+/// The NHWC accumulator of an NCHW convolution: a fresh fill when the NCHW
+/// one is a fill of an empty tensor (it stays a fill the dispatch takes),
+/// else the transposed init.
+static Value accumulatorNhwc(PatternRewriter &rewriter, Location loc, Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
+    auto type = cast<RankedTensorType>(init.getType());
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, init);
+    SmallVector<OpFoldResult> nhwc = {sizes[0], sizes[2], sizes[3], sizes[1]};
+    Value empty = tensor::EmptyOp::create(rewriter, loc, nhwc, type.getElementType());
+    return linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty).getResult(0);
+  }
+  return transposed(rewriter, loc, init, {0, 2, 3, 1});
+}
+
+/// An NCHW convolution computed in NHWC: the image is transposed to NHWC,
+/// the filter to HWCF (folded at compile time when it is a constant), and
+/// the result back to NCHW. In NCHW the vector lanes run along an image row:
+/// 14 of 16 used at width 56, 7, 4 or 2 in late ResNet stages (3.8 GFLOP/s
+/// on resnet18's 256-channel 2x2 convolutions). In NHWC they run along the
+/// output channels, and the transpose back joins the convolution's dispatch
+/// as its consumer, written from the register tile. Elementwise fusion
+/// composes the transposes with the elementwise ops between two
+/// convolutions. Not for a 1x1 stride-1 convolution of a large image, which
+/// Conv1x1NchwToMatmul takes as a matmul with no transposes.
+struct ConvNchwToNhwc : public OpRewritePattern<linalg::Conv2DNchwFchwOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    if (notLargeImage1x1(op).empty())
+      return rewriter.notifyMatchFailure(op, "a 1x1 convolution of a large image is a matmul");
+    Location loc = op.getLoc();
+    Value x = toNhwc(rewriter, loc, op.getInputs()[0]);
+    Value w = transposed(rewriter, loc, op.getInputs()[1], {2, 3, 1, 0});
+    Value init = accumulatorNhwc(rewriter, loc, op.getOutputs()[0]);
+    auto conv = linalg::Conv2DNhwcHwcfOp::create(rewriter, loc, TypeRange{init.getType()},
+                                                 ValueRange{x, w}, ValueRange{init},
+                                                 op.getStrides(), op.getDilations());
+    rewriter.replaceOp(op, backToNchw(rewriter, loc, conv.getResult(0)));
+    return success();
+  }
+};
+
+/// The same for an NCHW depthwise convolution (MobileNet's): CHW filter to
+/// HWC, and the NHWC depthwise convolution vectorizes along the channels.
+struct DepthwiseNchwToNhwc : public OpRewritePattern<linalg::DepthwiseConv2DNchwChwOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::DepthwiseConv2DNchwChwOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    Location loc = op.getLoc();
+    Value x = toNhwc(rewriter, loc, op.getInputs()[0]);
+    Value w = transposed(rewriter, loc, op.getInputs()[1], {1, 2, 0});
+    Value init = accumulatorNhwc(rewriter, loc, op.getOutputs()[0]);
+    auto conv = linalg::DepthwiseConv2DNhwcHwcOp::create(
+        rewriter, loc, TypeRange{init.getType()}, ValueRange{x, w}, ValueRange{init},
+        op.getStrides(), op.getDilations());
+    rewriter.replaceOp(op, backToNchw(rewriter, loc, conv.getResult(0)));
+    return success();
+  }
+};
+
+/// True when `x`, or the image a constant pad pads, is a convolution's result
+/// on its way back to NCHW (kBackToNchwAttrName).
+static bool comesBackFromNhwc(Value x) {
+  if (auto pad = x.getDefiningOp<tensor::PadOp>())
+    x = pad.getSource();
+  Operation *def = x.getDefiningOp();
+  return def && def->hasAttr(kBackToNchwAttrName);
+}
+
+/// NCHW pooling of a convolution's result (through its padding): pooled in
+/// NHWC, where the transpose to NHWC folds into the convolution's transpose
+/// back and the vector lanes run along the channels; the transpose back
+/// moves below the pooling.
+template <typename NchwOp, typename NhwcOp>
+struct PoolingNchwToNhwc : public OpRewritePattern<NchwOp> {
+  using OpRewritePattern<NchwOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(NchwOp op, PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || !comesBackFromNhwc(op.getInputs()[0]))
+      return failure();
+    Location loc = op.getLoc();
+    Value x = toNhwc(rewriter, loc, op.getInputs()[0]);
+    Value init = accumulatorNhwc(rewriter, loc, op.getOutputs()[0]);
+    auto pool = NhwcOp::create(rewriter, loc, TypeRange{init.getType()},
+                               ValueRange{x, op.getInputs()[1]}, ValueRange{init},
+                               op.getStrides(), op.getDilations());
+    rewriter.replaceOp(op, backToNchw(rewriter, loc, pool->getResult(0)));
+    return success();
+  }
+};
+
+/// A transpose that moves only unit dimensions (NCHW to NHWC of one channel,
+/// MNIST's image) copies nothing: it is a reshape, through the flat shape.
+struct UnitDimTransposeToReshape : public OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inType = dyn_cast<RankedTensorType>(op.getInput().getType());
+    auto outType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!op.hasPureTensorSemantics() || !inType || !outType || !inType.hasStaticShape() ||
+        inType.getRank() < 2)
+      return failure();
+    // The non-unit dimensions must keep their order.
+    int64_t last = -1;
+    for (int64_t p : op.getPermutation()) {
+      if (inType.getDimSize(p) == 1)
+        continue;
+      if (p < last)
+        return rewriter.notifyMatchFailure(op, "moves a dimension of size > 1");
+      last = p;
+    }
+    Location loc = op.getLoc();
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t i = 0; i < inType.getRank(); ++i)
+      all[0].push_back(i);
+    Value flat = tensor::CollapseShapeOp::create(rewriter, loc, op.getInput(), all);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, outType, flat, all);
+    return success();
+  }
+};
+
+/// The permutation a transpose reads its input through (result index ->
+/// input index): a linalg.transpose, or a generic that yields its one input,
+/// read through a permutation, into an identity output.
+static std::optional<AffineMap> transposeReadMap(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  if (!linalgOp || !isa<linalg::TransposeOp, linalg::GenericOp>(op) ||
+      linalgOp.getNumDpsInputs() != 1 || linalgOp.getNumDpsInits() != 1 ||
+      linalgOp.getNumReductionLoops() != 0 || !linalgOp.hasPureTensorSemantics())
+    return std::nullopt;
+  Block *body = linalgOp.getBlock();
+  if (body->getTerminator()->getOperand(0) != body->getArgument(0))
+    return std::nullopt;
+  AffineMap in = linalgOp.getMatchingIndexingMap(linalgOp.getDpsInputOperand(0));
+  AffineMap out = linalgOp.getMatchingIndexingMap(linalgOp.getDpsInitOperand(0));
+  if (!in.isPermutation() || !out.isIdentity())
+    return std::nullopt;
+  return in;
+}
+
+/// A transpose of a transpose that undoes it is its input.
+struct FoldInverseTransposes : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<AffineMap> outer = transposeReadMap(op);
+    if (!outer)
+      return failure();
+    Value mid = op.getDpsInputOperand(0)->get();
+    std::optional<AffineMap> inner = transposeReadMap(mid.getDefiningOp());
+    if (!inner)
+      return failure();
+    Value source = cast<linalg::LinalgOp>(mid.getDefiningOp()).getDpsInputOperand(0)->get();
+    // out[d] = mid[outer(d)] = source[inner(outer(d))].
+    if (!inner->compose(*outer).isIdentity() || source.getType() != op->getResult(0).getType())
+      return failure();
+    rewriter.replaceOp(op, source);
+    return success();
+  }
+};
+
+/// True when `op` reads `operand` at its own loop indices: an identity map,
+/// up to torch-mlir's constant 0 for a dimension of size 1.
+static bool readsElementwise(linalg::GenericOp op, OpOperand *operand) {
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  auto type = dyn_cast<RankedTensorType>(operand->get().getType());
+  if (!type || map.getNumResults() != map.getNumDims())
+    return false;
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    if (auto d = dyn_cast<AffineDimExpr>(expr); d && d.getPosition() == i)
+      continue;
+    auto c = dyn_cast<AffineConstantExpr>(expr);
+    if (!c || c.getValue() != 0 || type.getDimSize(i) != 1)
+      return false;
+  }
+  return true;
+}
+
+/// Moves a transpose back to NCHW (kBackToNchwAttrName) below an elementwise
+/// op that reads it: the op runs in NHWC, reading the transpose's input
+/// directly and its other operands through permuted maps, and its result is
+/// transposed back instead. Sunk step by step through batch norm, relu and
+/// residual adds, the transpose meets the next convolution's transpose to
+/// NHWC and both fold away; it stays only before ops with no NHWC form here
+/// (pooling, reshapes) and results.
+struct SinkTransposeBackToNchw : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+        op.getNumReductionLoops() != 0 || transposeReadMap(op) || op.hasIndexSemantics() ||
+        !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
+        op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
+      return failure();
+    // The transposes it reads elementwise, all through the same permutation.
+    std::optional<AffineMap> sigma;
+    SmallVector<bool> direct(op.getNumDpsInputs(), false);
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      Operation *def = in->get().getDefiningOp();
+      std::optional<AffineMap> read = transposeReadMap(def);
+      if (!read || !def->hasAttr(kBackToNchwAttrName) || !readsElementwise(op, in))
+        continue;
+      if (sigma && *sigma != *read)
+        return rewriter.notifyMatchFailure(op, "reads transposes of two layouts");
+      sigma = read;
+      direct[in->getOperandNumber()] = true;
+    }
+    if (!sigma)
+      return failure();
+    // New loops e = sigma(d): the NHWC index. Operands read at M(d) are read
+    // at M(inverse(e)); the transposes' inputs at e.
+    Location loc = op.getLoc();
+    AffineMap inverse = inversePermutation(*sigma);
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      if (direct[in->getOperandNumber()]) {
+        inputs.push_back(
+            cast<linalg::LinalgOp>(in->get().getDefiningOp()).getDpsInputOperand(0)->get());
+        maps.push_back(AffineMap::getMultiDimIdentityMap(inverse.getNumDims(), getContext()));
+      } else {
+        inputs.push_back(in->get());
+        maps.push_back(op.getMatchingIndexingMap(in).compose(inverse));
+      }
+    }
+    maps.push_back(AffineMap::getMultiDimIdentityMap(inverse.getNumDims(), getContext()));
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, op->getResult(0));
+    SmallVector<OpFoldResult> permuted;
+    for (AffineExpr e : sigma->getResults())
+      permuted.push_back(sizes[cast<AffineDimExpr>(e).getPosition()]);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, permuted, resultType.getElementType());
+    auto nhwc = linalg::GenericOp::create(rewriter, loc, TypeRange{empty.getType()}, inputs,
+                                          ValueRange{empty}, maps, op.getIteratorTypesArray());
+    rewriter.inlineRegionBefore(op.getRegion(), nhwc.getRegion(), nhwc.getRegion().begin());
+    // Back to the old layout: out[d] = nhwc[sigma(d)].
+    Value backEmpty = tensor::EmptyOp::create(rewriter, loc, sizes, resultType.getElementType());
+    auto back = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{nhwc.getResult(0)},
+        ValueRange{backEmpty},
+        ArrayRef<AffineMap>{*sigma, AffineMap::getMultiDimIdentityMap(sigma->getNumDims(),
+                                                                      getContext())},
+        op.getIteratorTypesArray(), [](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, args[0]);
+        });
+    back->setAttr(kBackToNchwAttrName, rewriter.getUnitAttr());
+    rewriter.replaceOp(op, back.getResults());
+    return success();
+  }
+};
+
 struct ConvolutionLayoutsPass final
     : public impl::ConvolutionLayoutsPassBase<ConvolutionLayoutsPass> {
   using Base::Base;
@@ -197,7 +520,11 @@ struct ConvolutionLayoutsPass final
     patterns.add<QuantizedConvToPlain<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcFhwcOp>,
                  QuantizedConvToPlain<linalg::DepthwiseConv2DNhwcHwcmQOp,
                                       linalg::DepthwiseConv2DNhwcHwcmOp>>(&getContext());
-    patterns.add<Conv1x1NchwToMatmul>(&getContext());
+    patterns.add<Conv1x1NchwToMatmul, ConvNchwToNhwc, DepthwiseNchwToNhwc,
+                 FoldInverseTransposes, SinkTransposeBackToNchw, UnitDimTransposeToReshape,
+                 PoolingNchwToNhwc<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>,
+                 PoolingNchwToNhwc<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>>(
+        &getContext());
     linalg::populateSimplifyDepthwiseConvPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

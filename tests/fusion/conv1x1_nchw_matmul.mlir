@@ -4,7 +4,9 @@
 // result is expanded back to 1xFxHxW. Reshape propagation then collapses the
 // elementwise consumers (bias on (0, c, 0, 0), relu) to 1xFx(HW), so they
 // join the matmul's dispatch: one dispatch, no reshape between. A strided 1x1
-// convolution is not rewritten (its input is not one flat image).
+// convolution (its input is not one flat image) and a 1x1 convolution of an
+// image under 32 pixels (too narrow for the matmul's lanes) are computed in
+// NHWC instead (conv_nchw_to_nhwc.mlir).
 // Numerics: the rewritten model against --reference.
 //
 // RUN: %jit-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jitrun-fusion-convolution-layouts))' \
@@ -60,7 +62,8 @@ func.func @main(%x: tensor<1x24x7x9xf32>, %w: tensor<40x24x1x1xf32>, %b: tensor<
 // -----
 
 // LAYOUT-LABEL: func.func @strided(
-// LAYOUT:         linalg.conv_2d_nchw_fchw
+// LAYOUT-NOT:     linalg.batch_matmul
+// LAYOUT:         linalg.conv_2d_nhwc_hwcf
 // LAYOUT-NOT:     linalg.batch_matmul
 // DISPATCH-LABEL: func.func @strided(
 func.func @strided(%x: tensor<1x24x8x8xf32>, %w: tensor<40x24x1x1xf32>) -> tensor<1x40x4x4xf32> {
@@ -69,5 +72,21 @@ func.func @strided(%x: tensor<1x24x8x8xf32>, %w: tensor<40x24x1x1xf32>) -> tenso
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x40x4x4xf32>) -> tensor<1x40x4x4xf32>
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
        ins(%x, %w : tensor<1x24x8x8xf32>, tensor<40x24x1x1xf32>) outs(%f : tensor<1x40x4x4xf32>) -> tensor<1x40x4x4xf32>
+  return %c : tensor<1x40x4x4xf32>
+}
+
+// -----
+
+// LAYOUT-LABEL: func.func @small_image(
+// LAYOUT-NOT:     linalg.batch_matmul
+// LAYOUT:         linalg.conv_2d_nhwc_hwcf
+// LAYOUT-NOT:     linalg.batch_matmul
+// DISPATCH-LABEL: func.func @small_image(
+func.func @small_image(%x: tensor<1x24x4x4xf32>, %w: tensor<40x24x1x1xf32>) -> tensor<1x40x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x40x4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x40x4x4xf32>) -> tensor<1x40x4x4xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w : tensor<1x24x4x4xf32>, tensor<40x24x1x1xf32>) outs(%f : tensor<1x40x4x4xf32>) -> tensor<1x40x4x4xf32>
   return %c : tensor<1x40x4x4xf32>
 }
