@@ -246,7 +246,7 @@ struct LowerVectorsPass final
     if (failed(apply([&](RewritePatternSet &p) {
           vector::populateVectorTransferPermutationMapLoweringPatterns(p);
           vector::populateVectorTransposeLoweringPatterns(
-              p, vector::VectorTransposeLowering::Shuffle1D);
+              p, vector::VectorTransposeLowering::Shuffle16x16);
           vector::populateVectorBroadcastLoweringPatterns(p);
           vector::populateVectorShapeCastLoweringPatterns(p);
           vector::populateVectorGatherLoweringPatterns(p);
