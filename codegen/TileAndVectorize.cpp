@@ -9,6 +9,7 @@
 
 #include "codegen/Passes.h"
 #include "codegen/Strategy.h"
+#include "fusion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -873,6 +874,11 @@ struct TileAndVectorizePass final
     IRRewriter rewriter(ctx);
     TileSizeOptions opts{vectorBits, targetWorkgroups, tileScale, vnni};
     bool expanded = expandReshapesIntoContraction(rewriter, fn);
+    // A contraction over packed weight panels (jitrun-fusion-pack-weights)
+    // is a generic with a unit row dim at one row: dropped like an expanded
+    // contraction's, it is the plain (m, n, k) contraction.
+    bool packed = false;
+    fn.walk([&](linalg::GenericOp g) { packed |= g->hasAttr(kPackedPanelsAttrName); });
     bool shifted = vnni && shiftInt8RhsForVnni(rewriter, fn);
 
     // 1. The op whose result is stored into the first output buffer.
@@ -923,7 +929,7 @@ struct TileAndVectorizePass final
       affine::AffineMinOp::getCanonicalizationPatterns(patterns, ctx);
       (void)applyPatternsGreedily(fn, std::move(patterns));
     }
-    if (expanded)
+    if (expanded || packed)
       dropUnitDimsOfContractions(fn);
     if (shifted)
       dropUnitTapsOfInt8Convolutions(fn);
@@ -984,7 +990,7 @@ struct TileAndVectorizePass final
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
     if (expanded)
       patterns.add<ReadThroughExpandShape>(ctx);
-    if (expanded || shifted) {
+    if (expanded || shifted || packed) {
       // The generic contraction vectorizes as a multiply and a reduction:
       // back to vector.contract, which lowers to FMAs like a matmul's.
       // Broadcasting reads become a read and a vector.broadcast, which the

@@ -534,15 +534,29 @@ struct FormDispatchesPass final
             // dispatch is placed: defined before the root, or in the group.
             // A tensor.empty or scalar constant is cloned into the dispatch:
             // where the host defines it does not matter.
+            // A reshape of such a value (a bias expanded into packed weight
+            // panels by reshape propagation) moves before the root.
+            auto before = [&](Operation *def) {
+              return def->getBlock() != op->getBlock() || def->isBeforeInBlock(op);
+            };
+            SmallVector<Operation *> hoist;
             bool ready = llvm::all_of(next->getOperands(), [&](Value v) {
               Operation *def = v.getDefiningOp();
-              return !def || def->getBlock() != op->getBlock() ||
-                     def->isBeforeInBlock(op) || llvm::is_contained(group, def) ||
-                     def == reshape ||
-                     (isClonedIntoDispatch(def) && def->getNumOperands() == 0);
+              if (!def || before(def) || llvm::is_contained(group, def) || def == reshape ||
+                  (isClonedIntoDispatch(def) && def->getNumOperands() == 0))
+                return true;
+              if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+                return false;
+              Operation *src = def->getOperand(0).getDefiningOp();
+              if (src && !before(src))
+                return false;
+              hoist.push_back(def);
+              return true;
             });
             if (!ready)
               break;
+            for (Operation *h : hoist)
+              h->moveBefore(op);
             if (reshape) {
               group.push_back(reshape);
               taken.insert(reshape);

@@ -78,6 +78,11 @@ void populateGeneralizeElementwisePatterns(mlir::RewritePatternSet &patterns);
 /// Name of the unit attribute that marks outlined dispatch functions.
 constexpr llvm::StringLiteral kDispatchAttrName = "jitrun.dispatch";
 
+/// Marks a contraction over packed weight panels (jitrun-fusion-pack-weights):
+/// codegen splits its workgroups by panels, never within one, so that each
+/// reads one contiguous run of weights.
+constexpr llvm::StringLiteral kPackedPanelsAttrName = "jitrun.packed_panels";
+
 // Names the generated pass declarations use unqualified.
 using mlir::ModuleOp;
 namespace func = mlir::func;

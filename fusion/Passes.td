@@ -33,6 +33,20 @@ def ElementwiseFusionPass : Pass<"jitrun-fusion-elementwise", "func::FuncOp"> {
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
 }
 
+def PackWeightsPass : Pass<"jitrun-fusion-pack-weights", "func::FuncOp"> {
+  let summary = "Pack the constant weights of few-row matmuls into contiguous panels";
+  let description = [{
+    A linalg.matmul with at most 8 rows and a constant right operand B
+    (K x N, N >= 128) is weight-bound: split along N into workgroups, each
+    would read a short piece of every row of B. B is packed at compile time
+    into panels of 64 columns, [ceil(N/64)][K][64] (zero-padded), and the
+    matmul becomes a generic contraction over the panels, whose result is
+    collapsed back to M x N (and sliced when N was padded).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "linalg::LinalgDialect",
+                           "tensor::TensorDialect"];
+}
+
 def PropagateReshapesPass : Pass<"jitrun-fusion-propagate-reshapes", "func::FuncOp"> {
   let summary = "Move reshapes out of the way of fusion: expansion, then sinking";
   let description = [{

@@ -47,6 +47,9 @@ void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
     pm.addNestedPass<func::FuncOp>(createMergeReductionsPass());
     pm.addNestedPass<func::FuncOp>(
         createElementwiseFusionPass(ElementwiseFusionPassOptions{options.maxOperands}));
+    // Weights are folded constants by now (their transposes evaluated): the
+    // few-row matmuls' are packed in the order their workgroups read them.
+    pm.addNestedPass<func::FuncOp>(createPackWeightsPass());
     pm.addNestedPass<func::FuncOp>(createPropagateReshapesPass());
     pm.addNestedPass<func::FuncOp>(
         createElementwiseFusionPass(ElementwiseFusionPassOptions{options.maxOperands}));
