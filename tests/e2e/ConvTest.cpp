@@ -80,6 +80,7 @@ public:
   }
   Conv2DTester &threads(int v) { threads_ = v; return *this; }
   Conv2DTester &fusion(std::string v) { fusion_ = std::move(v); return *this; }
+  Conv2DTester &avx2(bool v) { avx2_ = v; return *this; }
 
   bool nhwc() const { return layout_ == ConvLayout::NHWC_HWCF; }
   int64_t oh() const { return outSize(h_, kh_, win_.strideH, win_.dilationH, win_.padTop, win_.padBottom); }
@@ -135,7 +136,7 @@ public:
 
   void check() const {
     std::string base = name();
-    std::string what = base + runSuffix(threads_, fusion_);
+    std::string what = base + runSuffix(threads_, fusion_) + (avx2_ ? " avx2" : "");
     INFO(what);
     HostTensor x = randomTensor(inShape(), hashString(base));
     HostTensor w = randomTensor(filterShape(), hashString(base) + 1);
@@ -147,6 +148,8 @@ public:
     run.resultShape = outShape();
     run.threads = threads_;
     run.fusion = fusion_;
+    if (avx2_)
+      run.extraFlags.push_back("--force-avx2");
     HostTensor actual = runJitrun(run, dir);
     HostTensor expected = onednn::conv2d(x, w, layout_, win_);
     double atol = 1e-4 * std::sqrt(static_cast<double>(c_ * kh_ * kw_));
@@ -159,6 +162,7 @@ private:
   Window2D win_;
   int threads_ = 1;
   std::string fusion_;
+  bool avx2_ = false;
 };
 
 /// linalg.depthwise_conv_2d_nhwc_hwc (channel multiplier 1).
@@ -305,6 +309,29 @@ TEST_CASE("conv2d nchw 1x5x10x12 -> 3 5x5 stride 2 dilation 1 pad 2", "[conv][co
   Conv2DTester().layout(ConvLayout::NCHW_FCHW).batch(1).inputSize(10, 12)
       .inputChannels(5).outputChannels(3).kernel(5, 5).stride(2).padding(2)
       .threads(1).check();
+}
+
+// NCHW convolutions run in NHWC between transposes (ConvNchwToNhwc): odd
+// channel counts and image sizes, both ISA paths; a 1x1 convolution of an
+// image under 32 pixels (NHWC, not the matmul); a 2x2 image whose 2-pixel
+// rows give the register tile more channels (96 of them here, 6 registers
+// on AVX-512, 12 on AVX2).
+TEST_CASE("conv2d nchw 1x13x11x7 -> 19 3x3 pad 1, both ISAs", "[conv][conv_nchw]") {
+  Conv2DTester().layout(ConvLayout::NCHW_FCHW).batch(1).inputSize(11, 7)
+      .inputChannels(13).outputChannels(19).kernel(3, 3).padding(1)
+      .threads(2).avx2(GENERATE(false, true)).check();
+}
+
+TEST_CASE("conv2d nchw 1x24x4x4 -> 40 1x1, small image", "[conv][conv_nchw]") {
+  Conv2DTester().layout(ConvLayout::NCHW_FCHW).batch(1).inputSize(4, 4)
+      .inputChannels(24).outputChannels(40).kernel(1, 1)
+      .threads(2).avx2(GENERATE(false, true)).check();
+}
+
+TEST_CASE("conv2d nchw 1x64x2x2 -> 96 3x3 pad 1, narrow rows", "[conv][conv_nchw]") {
+  Conv2DTester().layout(ConvLayout::NCHW_FCHW).batch(1).inputSize(2, 2)
+      .inputChannels(64).outputChannels(96).kernel(3, 3).padding(1)
+      .threads(GENERATE(1, 2)).avx2(GENERATE(false, true)).check();
 }
 
 TEST_CASE("depthwise conv nhwc 1x12x12x16 3x3 stride 1 pad 1", "[conv][depthwise]") {

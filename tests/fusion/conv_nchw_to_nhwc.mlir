@@ -20,8 +20,10 @@
 // RUN:   | FileCheck %s --check-prefix=DISPATCH
 // RUN: %jitrun %s --function=chain --input=1x8x9x7xf32 --input=16x8x3x3xf32 --input=16xf32 --input=16x16x3x3xf32 --reference --output=@%t.chain.npy
 // RUN: %jitrun %s --function=chain --input=1x8x9x7xf32 --input=16x8x3x3xf32 --input=16xf32 --input=16x16x3x3xf32 --threads=2 --expected_output=@%t.chain.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %jitrun %s --function=chain --input=1x8x9x7xf32 --input=16x8x3x3xf32 --input=16xf32 --input=16x16x3x3xf32 --force-avx2 --expected_output=@%t.chain.npy | FileCheck %s --check-prefix=VALUES
 // RUN: %jitrun %s --function=residual_pool --input=1x16x10x10xf32 --input=16x16x3x3xf32 --reference --output=@%t.pool.npy
 // RUN: %jitrun %s --function=residual_pool --input=1x16x10x10xf32 --input=16x16x3x3xf32 --threads=2 --expected_output=@%t.pool.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %jitrun %s --function=residual_pool --input=1x16x10x10xf32 --input=16x16x3x3xf32 --force-avx2 --expected_output=@%t.pool.npy | FileCheck %s --check-prefix=VALUES
 // RUN: %jitrun %s --function=depthwise --input=1x24x13x11xf32 --input=24x3x3xf32 --reference --output=@%t.dw.npy
 // RUN: %jitrun %s --function=depthwise --input=1x24x13x11xf32 --input=24x3x3xf32 --expected_output=@%t.dw.npy | FileCheck %s --check-prefix=VALUES
 // RUN: %jitrun %s --function=one_channel --input=1x1x12x12xf32 --input=8x1x3x3xf32 --reference --output=@%t.one.npy

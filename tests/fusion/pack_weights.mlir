@@ -17,6 +17,8 @@
 // RUN: %jitrun %s --function=padded --input=3x4xf32 --threads=2 --expected_output=@%t.padded.npy | FileCheck %s --check-prefix=VALUES
 // RUN: %jitrun %s --function=bias_relu --input=1x3xf32 --input=128xf32 --reference --output=@%t.bias.npy
 // RUN: %jitrun %s --function=bias_relu --input=1x3xf32 --input=128xf32 --threads=2 --expected_output=@%t.bias.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %jitrun %s --function=padded --input=3x4xf32 --force-avx2 --expected_output=@%t.padded.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %jitrun %s --function=bias_relu --input=1x3xf32 --input=128xf32 --force-avx2 --expected_output=@%t.bias.npy | FileCheck %s --check-prefix=VALUES
 // VALUES: result[0]: matches the expected output
 
 // PACK-LABEL: func.func @padded(
