@@ -10,6 +10,31 @@
 // RUN: %jitrun %s --input=4x2x3xf32 --input=2x5x3xi8 --reference --output=@%t.0.npy --output=@%t.1.npy
 // RUN: %jitrun %s --input=4x2x3xf32 --input=2x5x3xi8 --expected_output=@%t.0.npy --expected_output=@%t.1.npy \
 // RUN:   --dump-statistics=json | FileCheck %s
+// A plain dense constant (the torch-mlir exports' weights) takes the same
+// byte-copying fold, not the upstream element-by-element one.
+// RUN: %jitrun %s --function=dense --input=3x2xf32 --reference --output=@%t.d.npy
+// RUN: %jitrun %s --function=dense --input=3x2xf32 --expected_output=@%t.d.npy | FileCheck %s --check-prefix=DENSE
+
+// FOLD-LABEL: func.func @dense(
+// FOLD:           arith.constant dense_resource<folded_transpose> : tensor<3x2xf32>
+// FOLD-NOT:       linalg.generic {{.*}}ins(%cst
+// DENSE: result[0]: matches the expected output
+func.func @dense(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %w = arith.constant dense<[[1.5, -2.0, 3.25], [4.0, -5.5, 6.0]]> : tensor<2x3xf32>
+  %e = tensor.empty() : tensor<3x2xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<3x2xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %x : tensor<3x2xf32>, tensor<3x2xf32>) outs(%e : tensor<3x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.mulf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<3x2xf32>
+  return %s : tensor<3x2xf32>
+}
 
 // FOLD-LABEL: func.func @main(
 // FOLD-DAG:       arith.constant dense_resource<w3_t> : tensor<4x2x3xf32>
