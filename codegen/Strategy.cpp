@@ -165,8 +165,26 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
       // 12.9 -> 15 GFLOP/s).
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       int64_t width = ranges[dims->outputImage.back()];
-      if (!ShapedType::isDynamic(width) && width < pixels && !(vnni && isInt8Contraction(op)))
-        sizes[inner] = lanes * std::min<int64_t>(16, 2 * pixels / width);
+      // Only a power-of-two number of registers that divides the channels:
+      // convolution tiles must divide their loops, and LLVM widens other
+      // vectors to the next power of two (84 of 168 lanes: efficientnet_b0's
+      // 2x2 stages 3x slower; 80 lanes: deeplab_v3's 240->80 on a 3x3 image
+      // 8x slower).
+      // Not for short reductions (a 1x1 convolution of 8 channels), where
+      // the wider tile's loads and stores outweigh its few FMAs
+      // (MobileNetV2 test size: 8->48 on a 4x4 image 1 -> 3 us).
+      int64_t channels = ranges[inner], reduction = 1;
+      for (unsigned d : llvm::concat<const unsigned>(dims->inputChannel, dims->filterLoop))
+        reduction = ShapedType::isDynamic(ranges[d]) ? reduction : reduction * ranges[d];
+      if (!ShapedType::isDynamic(width) && width < pixels && !ShapedType::isDynamic(channels) &&
+          reduction >= 64 && !(vnni && isInt8Contraction(op)))
+        for (int64_t t = lanes * static_cast<int64_t>(llvm::bit_floor<uint64_t>(
+                             std::min<int64_t>(16, 2 * pixels / width)));
+             t > lanes; t /= 2)
+          if (channels % t == 0) {
+            sizes[inner] = t;
+            break;
+          }
     } else if (!dims->outputChannel.empty()) {
       // NCHW-like: 8 output channels.
       sizes[dims->outputChannel.back()] = 8;

@@ -37,11 +37,15 @@ def PackWeightsPass : Pass<"jitrun-fusion-pack-weights", "func::FuncOp"> {
   let summary = "Pack the constant weights of few-row matmuls into contiguous panels";
   let description = [{
     A linalg.matmul with at most 8 rows and a constant right operand B
-    (K x N, N >= 128) is weight-bound: split along N into workgroups, each
+    (K x N), or a 1x1 NHWC convolution at stride 1 of at most 8 pixels with a
+    constant filter, is weight-bound: split along N into workgroups, each
     would read a short piece of every row of B. B is packed at compile time
-    into panels of 64 columns, [ceil(N/64)][K][64] (zero-padded), and the
-    matmul becomes a generic contraction over the panels, whose result is
-    collapsed back to M x N (and sliced when N was padded).
+    into panels of T columns, [ceil(N/T)][K][T] (T = 64, or 32 or 16 when
+    that divides N and 64 does not; zero-padded otherwise), when N has at
+    least two panels. The op becomes a generic contraction over the panels
+    (marked jitrun.packed_panels), whose result is collapsed back (and
+    sliced when N was padded); a bias broadcast into its accumulator is
+    rebuilt in panels.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "linalg::LinalgDialect",
                            "tensor::TensorDialect"];

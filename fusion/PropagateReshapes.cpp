@@ -156,6 +156,12 @@ struct PropagateReshapesPass final
             Operation *owner = operand->getOwner();
             if (!expand || !isa<linalg::GenericOp>(owner) || !isElementwiseOp(owner))
               return false;
+            // Not a bias broadcast in weight panels: collapsed, it would be
+            // an expand_shape away from the packed contraction it
+            // initializes, and a dispatch of its own.
+            if (owner->hasOneUse() &&
+                (*owner->getUsers().begin())->hasAttr(kPackedPanelsAttrName))
+              return false;
             // Not when another operand is a root's result as it is: the
             // collapsed generic would read that root through a reshape and
             // could not join its dispatch (a residual add of a 1x1

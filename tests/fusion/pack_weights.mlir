@@ -19,7 +19,12 @@
 // RUN: %jitrun %s --function=bias_relu --input=1x3xf32 --input=128xf32 --threads=2 --expected_output=@%t.bias.npy | FileCheck %s --check-prefix=VALUES
 // RUN: %jitrun %s --function=padded --input=3x4xf32 --force-avx2 --expected_output=@%t.padded.npy | FileCheck %s --check-prefix=VALUES
 // RUN: %jitrun %s --function=bias_relu --input=1x3xf32 --input=128xf32 --force-avx2 --expected_output=@%t.bias.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %jitrun %s --function=conv1x1_bias --input=1x2x2x4xf32 --reference --output=@%t.conv.npy
+// RUN: %jitrun %s --function=conv1x1_bias --input=1x2x2x4xf32 --threads=2 --expected_output=@%t.conv.npy \
+// RUN:   --dump-statistics=json | FileCheck %s --check-prefixes=VALUES,CONVSTATS
+// RUN: %jitrun %s --function=conv1x1_bias --input=1x2x2x4xf32 --force-avx2 --expected_output=@%t.conv.npy | FileCheck %s --check-prefix=VALUES
 // VALUES: result[0]: matches the expected output
+// CONVSTATS: "dispatches": 1,
 
 // PACK-LABEL: func.func @padded(
 // PACK-SAME:    %[[A:[^:]+]]: tensor<3x4xf32>
@@ -80,4 +85,39 @@ func.func @many_rows(%a: tensor<9x3xf32>) -> tensor<9x128xf32> {
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<9x128xf32>) -> tensor<9x128xf32>
   %r = linalg.matmul ins(%a, %w : tensor<9x3xf32>, tensor<3x128xf32>) outs(%f : tensor<9x128xf32>) -> tensor<9x128xf32>
   return %r : tensor<9x128xf32>
+}
+
+// A 1x1 convolution of 4 pixels with a constant filter (TOSA's form: the
+// accumulator starts from a bias broadcast): packed the same way, with the
+// pixels as rows, 96 channels as 3 panels of 32 (no padding). The bias
+// broadcast is rebuilt in panels (its bias a 3x32 view of the 96, folded
+// here as a constant), so it still initializes the contraction
+// in its dispatch, and the clamp after it joins too: one dispatch.
+// PACK-LABEL: func.func @conv1x1_bias(
+// PACK:         %[[B:.+]] = arith.constant dense<{{.*}}> : tensor<3x32xf32>
+// PACK:         %[[W:.+]] = arith.constant dense_resource<packed_weights{{.*}}> : tensor<3x4x32xf32>
+// PACK:         %[[INIT:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>]{{.*}} ins(%[[B]] : tensor<3x32xf32>)
+// PACK:         linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x2x2x4xf32>, tensor<3x4x32xf32>) outs(%[[INIT]] : tensor<1x2x2x3x32xf32>) attrs = {jitrun.packed_panels}
+// PACK-NOT:     linalg.conv_2d_nhwc_hwcf
+func.func @conv1x1_bias(%x: tensor<1x2x2x4xf32>) -> tensor<1x2x2x96xf32> {
+  %w = arith.constant dense<[[[[-0.10, 0.12, 0.85, -0.07, 0.02, 0.17, -0.63, 0.02, 0.26, 0.59, -0.81, -0.39, -0.82, 0.62, 0.39, -0.92, 0.96, 0.93, 0.31, 0.23, -0.69, -0.97, 0.06, -0.88, -0.62, -0.52, -0.94, -0.07, -0.12, 0.68, 0.04, 0.28, -0.00, 0.32, -0.09, -0.44, 1.00, 0.99, 0.68, 0.42, -0.37, -0.54, -0.42, -0.86, 0.53, -0.20, 0.69, -0.23, 0.92, 0.69, -1.00, -0.58, 0.82, -0.06, 0.96, -0.21, -0.85, 0.26, 0.56, -0.46, -0.83, -0.33, 0.93, 0.52, -0.76, -0.51, -0.80, -0.88, 0.59, -0.64, 0.12, -0.11, -0.62, 0.46, -0.74, 0.29, -0.77, -0.16, -0.57, -0.46, 0.94, 0.61, -0.39, 0.77, -0.58, -0.21, 0.71, 0.28, -0.80, 0.98, -0.57, -0.48, 0.55, -0.34, -0.41, -0.85], [-0.82, 0.17, -0.51, 0.20, -0.26, -0.09, 0.92, -0.03, 0.15, 0.73, -0.63, -0.69, 0.82, 0.64, -0.50, -0.62, 0.48, 0.88, -0.61, 0.90, 0.76, 0.21, -0.16, -0.79, -0.92, 0.93, -0.52, 0.41, -0.49, 0.65, 0.19, -0.41, -0.65, 0.44, -0.86, -0.54, 0.12, 0.70, 0.23, -0.44, 0.83, -0.59, -0.97, -0.46, -0.11, -0.88, -0.65, -0.26, 0.14, -0.74, -0.28, 0.78, 0.96, 0.31, 0.38, 0.17, -0.72, -0.93, -0.96, 0.82, 0.40, 0.93, -0.96, 0.27, -0.04, 0.46, -0.36, 1.00, -0.85, 0.09, 0.47, 0.80, 0.47, 0.41, 0.59, 0.83, -0.30, 0.37, 0.80, 0.74, -0.17, 0.58, 0.73, 0.15, 0.25, -0.24, 0.17, 0.22, -0.84, 0.28, 0.99, 0.76, 0.46, -0.22, 0.47, 0.16], [-0.12, 0.68, -0.83, 0.50, -0.94, 0.20, -0.04, -0.54, 0.40, -0.01, 0.23, 0.84, -0.49, -0.98, -0.40, 0.36, -0.59, -0.66, 0.81, 0.32, -0.12, 0.78, -0.35, 0.33, -0.60, -0.14, 0.61, 0.83, 0.76, -0.23, 0.17, -0.37, -0.73, -0.01, 0.67, 0.70, 0.42, 0.90, -0.45, -0.66, -0.10, -0.45, -0.57, -0.17, 0.25, -0.01, -0.37, 0.68, 0.96, -0.10, -0.85, -0.94, 0.75, -0.92, 0.42, 0.14, -0.38, 0.58, -0.96, -0.73, -0.09, -0.95, 0.66, -0.53, -0.72, -0.91, 0.26, -0.11, 0.26, 0.31, 0.61, 0.92, 0.37, -0.60, -0.05, -0.64, -0.98, -0.06, 0.43, -0.64, -0.46, -0.31, 0.39, 0.04, 0.23, 0.51, -0.21, 0.58, 0.81, -0.83, 0.87, 0.44, -0.74, -0.09, 0.25, 0.82], [-0.25, 0.14, 0.76, 0.59, 0.89, -0.07, 0.30, -0.59, 0.44, 0.64, 0.28, 0.44, -0.57, 0.80, 0.96, 0.95, 0.07, 0.58, -0.36, 0.82, 0.71, -0.30, -0.83, -0.12, 0.10, 0.54, -0.03, -0.94, 0.62, -0.87, 0.60, -0.65, -0.33, 0.58, -0.72, -0.70, 0.03, 0.45, 0.68, 0.38, 0.89, -0.01, 0.90, -0.83, -0.56, 0.05, -0.42, 0.46, 0.28, 0.05, 0.69, 0.12, -0.38, -0.24, 0.69, 0.80, -0.58, 0.70, 0.94, 0.05, 0.15, -0.60, 0.07, 0.01, 0.21, -0.94, 0.94, 0.03, -0.20, 0.60, 0.13, -0.02, 0.38, -0.87, 0.08, -0.17, 0.91, 0.85, -0.46, -0.05, -0.75, -0.13, 0.63, 0.80, -0.05, -0.37, -0.62, 0.24, 0.85, -0.74, 0.56, -0.95, -0.61, -0.55, 0.37, -0.36]]]]> : tensor<1x1x4x96xf32>
+  %b = arith.constant dense<[-0.29, 0.24, -0.79, 0.46, -0.75, 0.02, -0.50, -0.60, 0.06, -0.13, -0.25, -0.17, 0.06, -0.68, -0.59, 0.26, 0.28, 0.06, 0.70, 0.22, 0.71, -0.53, 0.48, 0.62, 0.81, -0.37, -0.37, 0.85, -0.56, 1.00, 0.78, -0.73, -0.52, 0.45, -0.48, -0.81, 0.66, -0.16, 0.58, -0.75, -0.19, 0.37, -0.96, -0.60, 0.36, 0.82, 0.94, -0.77, 0.01, 0.52, 0.01, 0.37, -0.62, -0.86, -0.79, -0.93, 0.10, 0.03, 0.14, -0.71, -0.63, -0.59, 0.68, 0.98, 0.85, -0.81, -0.88, 0.90, -0.08, 0.53, -0.35, -0.07, 0.03, -0.14, 0.20, -0.97, 0.40, 0.69, -0.64, -0.09, 0.48, -0.19, -0.61, -0.67, 0.03, -0.97, 0.79, 0.60, 0.41, 0.72, 0.26, -0.19, 0.20, 0.01, 0.97, 0.61]> : tensor<96xf32>
+  %lo = arith.constant 0.0 : f32
+  %hi = arith.constant 6.0 : f32
+  %e = tensor.empty() : tensor<1x2x2x96xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%b : tensor<96xf32>) outs(%e : tensor<1x2x2x96xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<1x2x2x96xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w : tensor<1x2x2x4xf32>, tensor<1x1x4x96xf32>) outs(%init : tensor<1x2x2x96xf32>) -> tensor<1x2x2x96xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : tensor<1x2x2x96xf32>) outs(%e : tensor<1x2x2x96xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.maximumf %v, %lo : f32
+    %n = arith.minimumf %m, %hi : f32
+    linalg.yield %n : f32
+  } -> tensor<1x2x2x96xf32>
+  return %r : tensor<1x2x2x96xf32>
 }
