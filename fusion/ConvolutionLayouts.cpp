@@ -270,6 +270,19 @@ static Value accumulatorNhwc(PatternRewriter &rewriter, Location loc, Value init
   return transposed(rewriter, loc, init, {0, 2, 3, 1});
 }
 
+/// Replaces the NCHW convolution `op` by `NhwcOp` on the NHWC image, the
+/// filter transposed by `filterPerm`, and the result transposed back.
+template <typename NhwcOp, typename NchwOp>
+static void replaceInNhwc(PatternRewriter &rewriter, NchwOp op, ArrayRef<int64_t> filterPerm) {
+  Location loc = op.getLoc();
+  Value x = toNhwc(rewriter, loc, op.getInputs()[0]);
+  Value w = transposed(rewriter, loc, op.getInputs()[1], filterPerm);
+  Value init = accumulatorNhwc(rewriter, loc, op.getOutputs()[0]);
+  auto conv = NhwcOp::create(rewriter, loc, TypeRange{init.getType()}, ValueRange{x, w},
+                             ValueRange{init}, op.getStrides(), op.getDilations());
+  rewriter.replaceOp(op, backToNchw(rewriter, loc, conv->getResult(0)));
+}
+
 /// An NCHW convolution computed in NHWC: the image is transposed to NHWC,
 /// the filter to HWCF (folded at compile time when it is a constant), and
 /// the result back to NCHW. In NCHW the vector lanes run along an image row:
@@ -288,14 +301,7 @@ struct ConvNchwToNhwc : public OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       return failure();
     if (notLargeImage1x1(op).empty())
       return rewriter.notifyMatchFailure(op, "a 1x1 convolution of a large image is a matmul");
-    Location loc = op.getLoc();
-    Value x = toNhwc(rewriter, loc, op.getInputs()[0]);
-    Value w = transposed(rewriter, loc, op.getInputs()[1], {2, 3, 1, 0});
-    Value init = accumulatorNhwc(rewriter, loc, op.getOutputs()[0]);
-    auto conv = linalg::Conv2DNhwcHwcfOp::create(rewriter, loc, TypeRange{init.getType()},
-                                                 ValueRange{x, w}, ValueRange{init},
-                                                 op.getStrides(), op.getDilations());
-    rewriter.replaceOp(op, backToNchw(rewriter, loc, conv.getResult(0)));
+    replaceInNhwc<linalg::Conv2DNhwcHwcfOp>(rewriter, op, {2, 3, 1, 0});
     return success();
   }
 };
@@ -308,14 +314,7 @@ struct DepthwiseNchwToNhwc : public OpRewritePattern<linalg::DepthwiseConv2DNchw
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics())
       return failure();
-    Location loc = op.getLoc();
-    Value x = toNhwc(rewriter, loc, op.getInputs()[0]);
-    Value w = transposed(rewriter, loc, op.getInputs()[1], {1, 2, 0});
-    Value init = accumulatorNhwc(rewriter, loc, op.getOutputs()[0]);
-    auto conv = linalg::DepthwiseConv2DNhwcHwcOp::create(
-        rewriter, loc, TypeRange{init.getType()}, ValueRange{x, w}, ValueRange{init},
-        op.getStrides(), op.getDilations());
-    rewriter.replaceOp(op, backToNchw(rewriter, loc, conv.getResult(0)));
+    replaceInNhwc<linalg::DepthwiseConv2DNhwcHwcOp>(rewriter, op, {1, 2, 0});
     return success();
   }
 };
