@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "jitrun-fusion-convolution-layouts"
@@ -379,6 +380,111 @@ struct UnitDimTransposeToReshape : public OpRewritePattern<linalg::TransposeOp> 
   }
 };
 
+/// The filter taps along one image dim that read the unpadded image for
+/// some output: [first, last], or none when there are gaps between them.
+/// `low` and `extent` place the image in the padded input.
+static std::optional<std::pair<int64_t, int64_t>>
+liveTaps(int64_t taps, int64_t outputs, int64_t stride, int64_t dilation, int64_t low,
+         int64_t extent) {
+  int64_t first = -1, last = -1;
+  for (int64_t k = 0; k < taps; ++k) {
+    bool live = false;
+    for (int64_t o = 0; o < outputs && !live; ++o) {
+      int64_t row = o * stride + k * dilation;
+      live = row >= low && row < low + extent;
+    }
+    if (!live)
+      continue;
+    if (last >= 0 && last != k - 1)
+      return std::nullopt;
+    if (first < 0)
+      first = k;
+    last = k;
+  }
+  if (first < 0)
+    return std::nullopt;
+  return std::make_pair(first, last);
+}
+
+/// An NHWC convolution of a zero-padded image whose filter has taps that
+/// read only the padding for every output (a 3x3 filter over a 1x1 image
+/// padded by 1: 8 of its 9 taps) keeps only the taps that read the image,
+/// over the part of the padded image they read. The dropped taps add only
+/// products with zeros; their weights are never read (resnet18's 512-channel
+/// 3x3 convolutions of a 1x1 image read a 9.4 MB filter for 1 MB of it; the
+/// rest become 1x1 convolutions, which pack-weights packs).
+struct DropPaddingOnlyTaps : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    auto pad = op.getInputs()[0].getDefiningOp<tensor::PadOp>();
+    Value w = op.getInputs()[1];
+    auto wType = dyn_cast<RankedTensorType>(w.getType());
+    auto outType = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+    if (!pad || !wType || !outType || !wType.hasStaticShape() || !outType.hasStaticShape())
+      return failure();
+    Value padValue = pad.getConstantPaddingValue();
+    auto srcType = dyn_cast<RankedTensorType>(pad.getSource().getType());
+    if (!padValue || !(matchPattern(padValue, m_AnyZeroFloat()) || matchPattern(padValue, m_Zero())) ||
+        !srcType || !srcType.hasStaticShape() ||
+        llvm::is_contained(pad.getStaticLow(), ShapedType::kDynamic) ||
+        llvm::is_contained(pad.getStaticHigh(), ShapedType::kDynamic))
+      return rewriter.notifyMatchFailure(op, "needs a static zero pad");
+    SmallVector<int64_t> strides = llvm::to_vector(op.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations = llvm::to_vector(op.getDilations().getValues<int64_t>());
+    // Per image dim (H, W): the live taps, and the padded rows they read.
+    SmallVector<int64_t> tapOffsets(4, 0), tapSizes(wType.getShape());
+    SmallVector<int64_t> srcOffsets(4, 0), srcSizes(srcType.getShape());
+    SmallVector<int64_t> low(pad.getStaticLow()), high(pad.getStaticHigh());
+    bool dropped = false;
+    for (int dim = 0; dim < 2; ++dim) {
+      int64_t taps = wType.getDimSize(dim), outputs = outType.getDimSize(1 + dim);
+      int64_t s = strides[dim], d = dilations[dim], lo = pad.getStaticLow()[1 + dim];
+      int64_t extent = srcType.getDimSize(1 + dim);
+      auto live = liveTaps(taps, outputs, s, d, lo, extent);
+      if (!live)
+        return rewriter.notifyMatchFailure(op, "no taps, or taps with gaps, read the image");
+      auto [first, last] = *live;
+      if (first == 0 && last == taps - 1)
+        continue;
+      dropped = true;
+      int64_t kept = last - first + 1;
+      tapOffsets[dim] = first;
+      tapSizes[dim] = kept;
+      // Padded rows [begin, end) the kept taps read.
+      int64_t begin = first * d, end = begin + (outputs - 1) * s + (kept - 1) * d + 1;
+      low[1 + dim] = std::max<int64_t>(0, lo - begin);
+      high[1 + dim] = std::max<int64_t>(0, end - (lo + extent));
+      srcOffsets[1 + dim] = std::max<int64_t>(0, begin - lo);
+      srcSizes[1 + dim] = std::min<int64_t>(extent, end - lo) - srcOffsets[1 + dim];
+    }
+    if (!dropped)
+      return failure();
+    Location loc = op.getLoc();
+    auto attrs = [&](ArrayRef<int64_t> v) {
+      return llvm::map_to_vector(v, [&](int64_t x) -> OpFoldResult {
+        return rewriter.getIndexAttr(x);
+      });
+    };
+    SmallVector<OpFoldResult> ones(4, rewriter.getIndexAttr(1));
+    Value src = tensor::ExtractSliceOp::create(rewriter, loc, pad.getSource(),
+                                               attrs(srcOffsets), attrs(srcSizes), ones);
+    Value input = src;
+    if (llvm::any_of(llvm::concat<int64_t>(low, high), [](int64_t v) { return v != 0; })) {
+      auto type = tensor::PadOp::inferResultType(cast<RankedTensorType>(src.getType()), low, high);
+      input = tensor::PadOp::create(rewriter, loc, type, src, attrs(low), attrs(high), padValue);
+    }
+    Value filter = tensor::ExtractSliceOp::create(rewriter, loc, w, attrs(tapOffsets),
+                                                  attrs(tapSizes), ones);
+    rewriter.replaceOpWithNewOp<linalg::Conv2DNhwcHwcfOp>(
+        op, TypeRange{outType}, ValueRange{input, filter}, ValueRange{op.getOutputs()[0]},
+        op.getStrides(), op.getDilations());
+    return success();
+  }
+};
+
 /// The permutation a transpose reads its input through (result index ->
 /// input index): a linalg.transpose, or a generic that yields its one input,
 /// read through a permutation, into an identity output.
@@ -521,6 +627,7 @@ struct ConvolutionLayoutsPass final
                                       linalg::DepthwiseConv2DNhwcHwcmOp>>(&getContext());
     patterns.add<Conv1x1NchwToMatmul, ConvNchwToNhwc, DepthwiseNchwToNhwc,
                  FoldInverseTransposes, SinkTransposeBackToNchw, UnitDimTransposeToReshape,
+                 DropPaddingOnlyTaps,
                  PoolingNchwToNhwc<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>,
                  PoolingNchwToNhwc<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>>(
         &getContext());

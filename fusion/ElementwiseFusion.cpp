@@ -10,6 +10,7 @@
 #include "fusion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include <cstring>
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -228,6 +229,65 @@ struct FoldResourceTranspose : public OpRewritePattern<linalg::GenericOp> {
   int64_t maxElements;
 };
 
+/// A static, unit-stride tensor.extract_slice of a constant (dense or
+/// resource), evaluated at compile time by copying bytes: the filter taps
+/// DropPaddingOnlyTaps keeps, which would otherwise be a copy on every run.
+struct FoldConstantSlice : public OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto cst = op.getSource().getDefiningOp<arith::ConstantOp>();
+    auto inType = dyn_cast<RankedTensorType>(op.getSourceType());
+    auto outType = dyn_cast<RankedTensorType>(op.getResultType());
+    if (!cst || !inType || !outType || !inType.hasStaticShape() || !outType.hasStaticShape() ||
+        !inType.getElementType().isIntOrFloat() ||
+        inType.getElementType().getIntOrFloatBitWidth() % 8 != 0 ||
+        ShapedType::isDynamicShape(op.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(op.getStaticSizes()) ||
+        !llvm::all_of(op.getStaticStrides(), [](int64_t v) { return v == 1; }) ||
+        op.getStaticSizes().size() != static_cast<size_t>(inType.getRank()))
+      return failure();
+    ArrayRef<char> data;
+    if (auto attr = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
+      AsmResourceBlob *blob = attr.getRawHandle().getBlob();
+      if (!blob)
+        return failure();
+      data = blob->getData();
+    } else if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()); dense && !dense.isSplat()) {
+      data = dense.getRawData();
+    } else {
+      return failure();
+    }
+    size_t eb = inType.getElementType().getIntOrFloatBitWidth() / 8;
+    if (data.size() != static_cast<size_t>(inType.getNumElements()) * eb)
+      return failure();
+    // Copy row by row along the innermost dim.
+    int64_t rank = inType.getRank();
+    ArrayRef<int64_t> offsets = op.getStaticOffsets(), sizes = op.getStaticSizes();
+    SmallVector<int64_t> inStrides(rank, 1);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      inStrides[d] = inStrides[d + 1] * inType.getDimSize(d + 1);
+    int64_t inner = sizes.back(), n = outType.getNumElements();
+    std::vector<char> out(static_cast<size_t>(n) * eb);
+    SmallVector<int64_t> idx(rank, 0);
+    for (int64_t flat = 0; flat < n; flat += inner) {
+      int64_t src = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        src += (offsets[d] + idx[d]) * inStrides[d];
+      std::memcpy(out.data() + flat * eb, data.data() + src * eb, inner * eb);
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        if (++idx[d] < sizes[d])
+          break;
+        idx[d] = 0;
+      }
+    }
+    AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<char>(out));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, outType, DenseResourceElementsAttr::get(outType, "folded_slice", std::move(blob)));
+    return success();
+  }
+};
+
 /// 64 Mi elements: 256 MiB of f32.
 constexpr int64_t kMaxFoldedConstantElements = int64_t(64) << 20;
 
@@ -256,6 +316,7 @@ struct ElementwiseFusionPass final
                    type.getNumElements() <= kMaxFoldedConstantElements;
           });
       patterns.add<FoldResourceTranspose>(ctx, kMaxFoldedConstantElements);
+      patterns.add<FoldConstantSlice>(ctx);
       if (failed(applyPatternsGreedily(func, std::move(patterns))))
         return signalPassFailure();
     }

@@ -334,6 +334,33 @@ TEST_CASE("conv2d nchw 1x64x2x2 -> 96 3x3 pad 1, narrow rows", "[conv][conv_nchw
       .threads(GENERATE(1, 2)).avx2(GENERATE(false, true)).check();
 }
 
+// Taps that read only padding for every output are dropped
+// (DropPaddingOnlyTaps): a 3x3 filter over a 1x1 image keeps its centre, a
+// 1x3 image keeps the middle row, stride 2 over a 2x2 image drops the first
+// row and column of taps, a 5x5 filter with dilation 2 over 2x2 keeps 1x1.
+TEST_CASE("conv2d nchw 1x32x1x1 -> 48 3x3 pad 1, padding-only taps", "[conv][conv_nchw]") {
+  Conv2DTester().layout(ConvLayout::NCHW_FCHW).batch(1).inputSize(1, 1)
+      .inputChannels(32).outputChannels(48).kernel(3, 3).padding(1)
+      .threads(2).avx2(GENERATE(false, true)).check();
+}
+
+TEST_CASE("conv2d nhwc 1x1x3x24 -> 40 3x3 pad 1, padding-only taps", "[conv][conv_nhwc]") {
+  Conv2DTester().layout(ConvLayout::NHWC_HWCF).batch(1).inputSize(1, 3)
+      .inputChannels(24).outputChannels(40).kernel(3, 3).padding(1).threads(2).check();
+}
+
+TEST_CASE("conv2d nchw 2x16x2x2 -> 24 3x3 stride 2 pad 1, padding-only taps", "[conv][conv_nchw]") {
+  Conv2DTester().layout(ConvLayout::NCHW_FCHW).batch(2).inputSize(2, 2)
+      .inputChannels(16).outputChannels(24).kernel(3, 3).stride(2).padding(1)
+      .threads(2).check();
+}
+
+TEST_CASE("conv2d nhwc 1x2x2x8 -> 16 5x5 dilation 2 pad 4, padding-only taps", "[conv][conv_nhwc]") {
+  Conv2DTester().layout(ConvLayout::NHWC_HWCF).batch(1).inputSize(2, 2)
+      .inputChannels(8).outputChannels(16).kernel(5, 5).dilation(2).padding(4)
+      .threads(1).check();
+}
+
 TEST_CASE("depthwise conv nhwc 1x12x12x16 3x3 stride 1 pad 1", "[conv][depthwise]") {
   DepthwiseConvTester().batch(1).inputSize(12, 12).channels(16).kernel(3, 3)
       .stride(1).padding(1).threads(GENERATE(1, 2)).check();
