@@ -48,6 +48,19 @@ Operation *dispatchRootOp(func::FuncOp dispatch) {
   return root ? root : firstCompute ? firstCompute : first;
 }
 
+std::optional<ArrayRef<char>> constantBytes(Attribute value) {
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    return blob->getData();
+  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(value);
+      dense && !dense.isSplat() && dense.getElementType().isIntOrFloat())
+    return dense.getRawData();
+  return std::nullopt;
+}
+
 bool isElementwiseOp(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || isa<linalg::FillOp>(op))
@@ -161,20 +174,13 @@ struct FoldResourceTranspose : public OpRewritePattern<linalg::GenericOp> {
     if (bits % 8 != 0)
       return failure();
     size_t eb = bits / 8;
-    ArrayRef<char> data;
-    std::string key = "folded_transpose";
-    if (auto attr = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
-      AsmResourceBlob *blob = attr.getRawHandle().getBlob();
-      if (!blob)
-        return failure();
-      data = blob->getData();
-      key = (attr.getRawHandle().getKey() + "_t").str();
-    } else if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
-               dense && !dense.isSplat()) {
-      data = dense.getRawData();
-    } else {
+    std::optional<ArrayRef<char>> bytes = constantBytes(cst.getValue());
+    if (!bytes)
       return failure();
-    }
+    ArrayRef<char> data = *bytes;
+    std::string key = "folded_transpose";
+    if (auto attr = dyn_cast<DenseResourceElementsAttr>(cst.getValue()))
+      key = (attr.getRawHandle().getKey() + "_t").str();
     int64_t n = inType.getNumElements();
     if (static_cast<int64_t>(data.size()) != n * static_cast<int64_t>(eb))
       return failure();
@@ -247,17 +253,10 @@ struct FoldConstantSlice : public OpRewritePattern<tensor::ExtractSliceOp> {
         !llvm::all_of(op.getStaticStrides(), [](int64_t v) { return v == 1; }) ||
         op.getStaticSizes().size() != static_cast<size_t>(inType.getRank()))
       return failure();
-    ArrayRef<char> data;
-    if (auto attr = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
-      AsmResourceBlob *blob = attr.getRawHandle().getBlob();
-      if (!blob)
-        return failure();
-      data = blob->getData();
-    } else if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()); dense && !dense.isSplat()) {
-      data = dense.getRawData();
-    } else {
+    std::optional<ArrayRef<char>> bytes = constantBytes(cst.getValue());
+    if (!bytes)
       return failure();
-    }
+    ArrayRef<char> data = *bytes;
     size_t eb = inType.getElementType().getIntOrFloatBitWidth() / 8;
     if (data.size() != static_cast<size_t>(inType.getNumElements()) * eb)
       return failure();

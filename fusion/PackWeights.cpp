@@ -53,20 +53,6 @@ static int64_t panelWidth(int64_t n) {
   return kPanel;
 }
 
-/// The bytes of a constant, row-major; none for a splat.
-static std::optional<ArrayRef<char>> constantBytes(arith::ConstantOp cst) {
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return std::nullopt;
-    return blob->getData();
-  }
-  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
-      dense && !dense.isSplat() && dense.getElementType().isIntOrFloat())
-    return dense.getRawData();
-  return std::nullopt;
-}
-
 /// `init` rebuilt in panels ([rows..., P, T]) when it is a single-use
 /// generic that broadcasts lower-rank operands whose last dim, if they read
 /// the channels, is the channels (TOSA's bias broadcast into a convolution's
@@ -236,7 +222,7 @@ static LogicalResult packable(PatternRewriter &rewriter, Operation *op, Value a,
   int64_t n = cType.getShape().back();
   if (rows > kMaxRows || n < 2 * panelWidth(n))
     return rewriter.notifyMatchFailure(op, "not weight-bound, or too narrow to split");
-  bytes = constantBytes(cst);
+  bytes = constantBytes(cst.getValue());
   if (!bytes || static_cast<int64_t>(bytes->size()) !=
                     bType.getNumElements() * (elem.getIntOrFloatBitWidth() / 8))
     return rewriter.notifyMatchFailure(op, "the weights' bytes are not readable");

@@ -75,6 +75,10 @@ unitReshapeGroups(mlir::Operation *reshape, mlir::ShapedType &wide);
 /// as linalg.generic so that elementwise fusion sees them.
 void populateGeneralizeElementwisePatterns(mlir::RewritePatternSet &patterns);
 
+/// The row-major bytes of a constant's value (dense or dense_resource, of
+/// int or float elements); none for a splat or an unloaded resource.
+std::optional<llvm::ArrayRef<char>> constantBytes(mlir::Attribute value);
+
 /// Name of the unit attribute that marks outlined dispatch functions.
 constexpr llvm::StringLiteral kDispatchAttrName = "jitrun.dispatch";
 
