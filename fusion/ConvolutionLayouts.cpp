@@ -187,16 +187,11 @@ struct Conv1x1NchwToMatmul : public OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     Value w = tensor::ExpandShapeOp::create(rewriter, loc, wType3, w2, batch);
     // A fill of an empty tensor (the usual accumulator) is made afresh in the
     // new shape, so that it stays a fill the dispatch takes, not an input.
-    Value init;
-    auto fill = op.getOutputs()[0].getDefiningOp<linalg::FillOp>();
     auto collapsedType = tensor::CollapseShapeOp::inferCollapsedType(outType, image);
-    if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
-      Value empty = tensor::EmptyOp::create(rewriter, loc, collapsedType.getShape(),
-                                            collapsedType.getElementType());
-      init = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty).getResult(0);
-    } else {
+    Value init = refillInShape(rewriter, loc, op.getOutputs()[0],
+                               getAsIndexOpFoldResult(getContext(), collapsedType.getShape()));
+    if (!init)
       init = tensor::CollapseShapeOp::create(rewriter, loc, op.getOutputs()[0], image);
-    }
     auto mm = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{init.getType()},
                                             ValueRange{w, x}, ValueRange{init});
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, outType, mm.getResult(0), image);
@@ -260,14 +255,9 @@ static Value toNhwc(PatternRewriter &rewriter, Location loc, Value x) {
 /// one is a fill of an empty tensor (it stays a fill the dispatch takes),
 /// else the transposed init.
 static Value accumulatorNhwc(PatternRewriter &rewriter, Location loc, Value init) {
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
-    auto type = cast<RankedTensorType>(init.getType());
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, init);
-    SmallVector<OpFoldResult> nhwc = {sizes[0], sizes[2], sizes[3], sizes[1]};
-    Value empty = tensor::EmptyOp::create(rewriter, loc, nhwc, type.getElementType());
-    return linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty).getResult(0);
-  }
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, init);
+  if (Value fill = refillInShape(rewriter, loc, init, {sizes[0], sizes[2], sizes[3], sizes[1]}))
+    return fill;
   return transposed(rewriter, loc, init, {0, 2, 3, 1});
 }
 

@@ -61,6 +61,19 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
   return std::nullopt;
 }
 
+bool isFreshFill(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  return fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+}
+
+Value refillInShape(OpBuilder &b, Location loc, Value init, ArrayRef<OpFoldResult> sizes) {
+  if (!isFreshFill(init))
+    return nullptr;
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, getElementTypeOrSelf(init.getType()));
+  return linalg::FillOp::create(b, loc, fill.getInputs()[0], empty).getResult(0);
+}
+
 bool isElementwiseOp(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || isa<linalg::FillOp>(op))

@@ -124,9 +124,7 @@ static FailureOr<Value> packedContraction(PatternRewriter &rewriter, Location lo
   int64_t rank = cType.getRank();
   int64_t width = panelWidth(n);
   int64_t panels = llvm::divideCeil(n, width), padded = panels * width;
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  bool freshFill = fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
-  if (padded != n && !freshFill)
+  if (padded != n && !isFreshFill(init))
     return failure();
   size_t eb = elem.getIntOrFloatBitWidth() / 8;
   // packed[p][kk][t] = B[kk][p * width + t], zero past N.
@@ -151,15 +149,12 @@ static FailureOr<Value> packedContraction(PatternRewriter &rewriter, Location lo
   for (int64_t i = 0; i + 1 < rank; ++i)
     lastSplit.push_back({i});
   lastSplit.push_back({rank - 1, rank});
-  Value acc;
-  if (freshFill) {
-    Value empty = tensor::EmptyOp::create(rewriter, loc, accShape, elem);
-    acc = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty).getResult(0);
-  } else if (Value bias = broadcastInPanels(rewriter, loc, init, panels, width)) {
-    acc = bias;
-  } else {
+  Value acc = refillInShape(rewriter, loc, init,
+                            getAsIndexOpFoldResult(rewriter.getContext(), accShape));
+  if (!acc)
+    acc = broadcastInPanels(rewriter, loc, init, panels, width);
+  if (!acc)
     acc = tensor::ExpandShapeOp::create(rewriter, loc, accType, init, lastSplit);
-  }
   // c[r..., p, t] += a[r..., kk] * packed[p, kk, t]: loops (r..., p, t, kk).
   MLIRContext *ctx = rewriter.getContext();
   unsigned numLoops = rank + 2;

@@ -79,6 +79,15 @@ void populateGeneralizeElementwisePatterns(mlir::RewritePatternSet &patterns);
 /// int or float elements); none for a splat or an unloaded resource.
 std::optional<llvm::ArrayRef<char>> constantBytes(mlir::Attribute value);
 
+/// True when `init` is a linalg.fill of a tensor.empty (the usual accumulator).
+bool isFreshFill(mlir::Value init);
+
+/// When `init` is a linalg.fill of a tensor.empty (the usual accumulator), the
+/// same fill of a fresh empty tensor of `sizes`, so that an accumulator
+/// rewritten into another shape stays a fill its dispatch takes; else null.
+mlir::Value refillInShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value init,
+                          llvm::ArrayRef<mlir::OpFoldResult> sizes);
+
 /// Name of the unit attribute that marks outlined dispatch functions.
 constexpr llvm::StringLiteral kDispatchAttrName = "jitrun.dispatch";
 
