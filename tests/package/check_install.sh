@@ -14,9 +14,14 @@ done
 cmake -S "$src/examples" -B "$tmp/examples" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/configure.log" || { cat "$tmp/configure.log"; exit 1; }
 cmake --build "$tmp/examples" > "$tmp/build.log" || { cat "$tmp/build.log"; exit 1; }
-# The example runs on the installed library, not the build tree's.
-ldd "$tmp/examples/classify" | grep -q "$tmp/prefix/lib/libjitrun.so" \
-  || { echo "classify does not load the installed libjitrun:"; ldd "$tmp/examples/classify"; exit 1; }
+# The example runs on the installed library, not the build tree's. ldd's
+# output is read whole first: `ldd | grep -q` under pipefail fails whenever
+# grep exits on its first match before ldd has written the rest (SIGPIPE).
+libs=$(ldd "$tmp/examples/classify")
+case "$libs" in
+  *"$tmp/prefix/lib/libjitrun.so"*) ;;
+  *) echo "classify does not load the installed libjitrun:"; echo "$libs"; exit 1 ;;
+esac
 "$tmp/examples/classify" "$zoo/mnist.mlirbc" 0.25 2 | tee "$tmp/classify.txt"
 "$tmp/prefix/bin/jitrun" "$zoo/mnist.mlirbc" --input=1x1x28x28xf32=0.25 --output=@"$tmp/ref.npy" > /dev/null
 python3 "$src/tests/package/compare_top.py" "$tmp/classify.txt" "$tmp/ref.npy"
