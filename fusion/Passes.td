@@ -111,6 +111,12 @@ def ConvolutionLayoutsPass : Pass<"jitrun-fusion-convolution-layouts", "func::Fu
     filter of an FHWC convolution is transposed to HWCF (folded at compile
     time when it is a constant), and a depthwise convolution with channel
     multiplier 1 becomes depthwise_conv_2d_nhwc_hwc(_q) between reshapes.
+    NCHW convolutions, depthwise convolutions and the pooling of their
+    results run in NHWC between transposes that sink through the elementwise
+    ops and cancel; only in a function with no other convolution going NHWC
+    does a 1x1 stride-1 convolution of a large image become a batch_matmul
+    over the flattened image instead. Filter taps that read only zero
+    padding are dropped.
   }];
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
 }

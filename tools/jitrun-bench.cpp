@@ -673,6 +673,12 @@ std::vector<CaseFactory> allCases() {
       convCase(false, 56, 56, 64, 256, 1, 0),
       convCase(true, 56, 56, 64, 64, 3, 1),
       convCase(true, 56, 56, 64, 256, 1, 0),
+      // ResNet-50's late stages: 14x14 and 7x7 images, many channels.
+      convCase(false, 14, 14, 256, 256, 3, 1),
+      convCase(false, 14, 14, 256, 1024, 1, 0),
+      convCase(false, 14, 14, 1024, 256, 1, 0),
+      convCase(false, 7, 7, 512, 512, 3, 1),
+      convCase(false, 7, 7, 512, 2048, 1, 0),
       depthwiseCase(112, 112, 32, 3, 1),
       fusedMatmulCase(384, 768, 768),
       elementwiseChainCase(4096, 4096),
