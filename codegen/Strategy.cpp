@@ -13,6 +13,7 @@
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include <algorithm>
 #include <functional>
 
 using namespace mlir;
@@ -111,6 +112,15 @@ static int64_t largestDivisorAtMost(int64_t extent, int64_t want) {
   return 1;
 }
 
+/// The product of `loops`' extents in `ranges`, dynamic if any is.
+static int64_t extentProduct(ArrayRef<int64_t> ranges, ArrayRef<unsigned> loops) {
+  int64_t p = 1;
+  for (unsigned d : loops)
+    p = ShapedType::isDynamic(ranges[d]) || ShapedType::isDynamic(p) ? ShapedType::kDynamic
+                                                                    : p * ranges[d];
+  return p;
+}
+
 /// Vector tile sizes over the anchor's loops (reduction loops 0).
 static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
                                               int64_t lanes, bool vnni) {
@@ -129,8 +139,16 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
       sizes[dims->n.back()] = 2 * lanes;
       // Packed weight panels: a whole panel's row per step, one contiguous
       // run (4 registers on AVX-512, 8 on AVX2), not two passes over halves.
-      if (op->hasAttr(kPackedPanelsAttrName))
-        sizes[dims->n.back()] = op.getStaticLoopRanges()[dims->n.back()];
+      if (op->hasAttr(kPackedPanelsAttrName)) {
+        int64_t width = op.getStaticLoopRanges()[dims->n.back()];
+        sizes[dims->n.back()] = width;
+        // Past one register tile of rows (panels of 32 for 1x1 convolutions
+        // of many pixels), at most 16 accumulators: 4 rows of 4 registers
+        // on AVX2.
+        int64_t rows = extentProduct(op.getStaticLoopRanges(), dims->m);
+        if (!ShapedType::isDynamic(rows) && rows > 8)
+          sizes[dims->m.back()] = std::clamp<int64_t>(16 * lanes / width, 1, 8);
+      }
       // VNNI int8 tiles: 16 rows x one register of 16 i32 lanes, so that
       // each interleaved register of the right operand serves 16 dot
       // products (bench: 16x16 steadier and faster than 8x32, which spills).
@@ -363,23 +381,27 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   // N is much wider than M (a transformer's FFN, 128 x 3072 x 768) splits N
   // first. Split by M, every workgroup would stream half of B from memory
   // for only 8 rows of A; split by N, each reads B once, a slab that stays
-  // in L2 for all of M.
+  // in L2 for all of M. Over packed panels, whose B is at least as large as
+  // A (a 1x1 convolution of 14x14 pixels, 256 -> 1024 channels: 1 MB of
+  // weights, 200 KB of image), it splits the panels first: each workgroup
+  // reads its own panels, one contiguous run, and the image from L2.
   SmallVector<unsigned> order = llvm::to_vector(llvm::seq<unsigned>(0, numLoops));
   if (anchor.kind == AnchorKind::Contraction) {
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(anchor.op);
     SmallVector<int64_t> anchorRanges = anchor.op.getStaticLoopRanges();
     if (succeeded(dims) && !dims->m.empty() && !dims->n.empty()) {
-      // M counts every row dim (a 1x1 convolution's rows are its pixels).
-      int64_t m = 1, n = anchorRanges[dims->n.back()];
-      for (unsigned d : dims->m)
-        m = ShapedType::isDynamic(anchorRanges[d]) || ShapedType::isDynamic(m)
-                ? ShapedType::kDynamic
-                : m * anchorRanges[d];
-      if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) && n >= 4 * m)
+      // M counts every row dim (a 1x1 convolution's rows are its pixels);
+      // over packed panels, N counts the panels' columns too and the panel
+      // loop is the one to split.
+      bool packed = anchor.op->hasAttr(kPackedPanelsAttrName);
+      int64_t m = extentProduct(anchorRanges, dims->m);
+      int64_t n = packed ? extentProduct(anchorRanges, dims->n) : anchorRanges[dims->n.back()];
+      auto nLoop = static_cast<int64_t>(packed ? dims->n.front() : dims->n.back());
+      if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
+          (packed ? n >= m : n >= 4 * m))
         llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-          return toAnchor[a] == static_cast<int64_t>(dims->n.back()) &&
-                 toAnchor[b] != static_cast<int64_t>(dims->n.back());
+          return toAnchor[a] == nLoop && toAnchor[b] != nLoop;
         });
     }
   }
@@ -436,6 +458,10 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
         continue;
       int64_t outer = result.workgroup[i] ? result.workgroup[i] : extents[i];
       int64_t c = result.vector[i] * (result.vector[i] == 8 ? 8 : 4);
+      // A generic contraction's cache tiles divide too (a packed 1x1
+      // convolution of 129-pixel rows: 3-pixel vector tiles, 43 per row).
+      if (divisorsOnly && c < outer)
+        c = smallestDivisorAtLeast(outer, c, result.vector[i]);
       if (c < outer)
         result.cache[i] = c;
     }

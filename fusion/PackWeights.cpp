@@ -42,15 +42,20 @@ constexpr int64_t kMaxRows = 8;
 /// Columns of a panel: four AVX-512 registers of f32, a whole number of
 /// cache lines, and a tile the contraction strategy divides.
 constexpr int64_t kPanel = 64;
+/// Columns of a panel when there are more rows than one register tile: two
+/// AVX-512 registers, the width of the contraction's 8-row register tile.
+constexpr int64_t kManyRowsPanel = 32;
 
-/// The panel width for N columns: kPanel, or 32 or 16 when they divide N and
-/// kPanel does not (96 channels: 3 panels of 32 rather than 2 of 64, a
-/// third of them zeros).
-static int64_t panelWidth(int64_t n) {
-  for (int64_t p = kPanel; p >= 16; p /= 2)
+/// The panel width for N columns and `rows` rows: kPanel (kManyRowsPanel
+/// past kMaxRows rows), or half or a quarter of it when that divides N and
+/// the full width does not (96 channels: 3 panels of 32 rather than 2 of 64,
+/// a third of them zeros), never under 16.
+static int64_t panelWidth(int64_t n, int64_t rows) {
+  int64_t widest = rows > kMaxRows ? kManyRowsPanel : kPanel;
+  for (int64_t p = widest; p >= 16; p /= 2)
     if (n % p == 0)
       return p;
-  return kPanel;
+  return widest;
 }
 
 /// `init` rebuilt in panels ([rows..., P, T]) when it is a single-use
@@ -114,18 +119,15 @@ static Value broadcastInPanels(PatternRewriter &rewriter, Location loc, Value in
 
 /// The contraction of `a` ([rows..., K]) with the constant `bytes` (a K x N
 /// row-major matrix of `elem`) over packed panels, accumulated onto `init`
-/// ([rows..., N]), as a value of init's type; failure when N needs padding
-/// and init is not a fresh fill (what padded accumulators start from would
-/// be unknown).
-static FailureOr<Value> packedContraction(PatternRewriter &rewriter, Location loc, Value a,
+/// ([rows..., N]), as a value of init's type. When N needs padding, init is
+/// a fresh fill (packable checks).
+static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
                                           ArrayRef<char> bytes, int64_t k, int64_t n,
-                                          Type elem, Value init) {
+                                          int64_t numRows, Type elem, Value init) {
   auto cType = cast<RankedTensorType>(init.getType());
   int64_t rank = cType.getRank();
-  int64_t width = panelWidth(n);
+  int64_t width = panelWidth(n, numRows);
   int64_t panels = llvm::divideCeil(n, width), padded = panels * width;
-  if (padded != n && !isFreshFill(init))
-    return failure();
   size_t eb = elem.getIntOrFloatBitWidth() / 8;
   // packed[p][kk][t] = B[kk][p * width + t], zero past N.
   std::vector<char> packed(static_cast<size_t>(panels * k * width) * eb, 0);
@@ -198,10 +200,13 @@ static FailureOr<Value> packedContraction(PatternRewriter &rewriter, Location lo
 }
 
 /// The checks both patterns share: static shapes, one byte-sized element
-/// type, a constant right operand with readable bytes, few rows, N wide
-/// enough to split into two panels.
+/// type, a constant right operand with readable bytes, few rows (any number
+/// when `manyRows`), N wide enough to split into two panels, and a fresh
+/// fill as accumulator when N needs padding (what padded accumulators start
+/// from would be unknown).
 static LogicalResult packable(PatternRewriter &rewriter, Operation *op, Value a, Value b,
-                              Value init, int64_t rows, std::optional<ArrayRef<char>> &bytes) {
+                              Value init, int64_t rows, bool manyRows,
+                              std::optional<ArrayRef<char>> &bytes) {
   auto aType = dyn_cast<RankedTensorType>(a.getType());
   auto bType = dyn_cast<RankedTensorType>(b.getType());
   auto cType = dyn_cast<RankedTensorType>(init.getType());
@@ -215,8 +220,10 @@ static LogicalResult packable(PatternRewriter &rewriter, Operation *op, Value a,
       !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8 != 0)
     return rewriter.notifyMatchFailure(op, "needs one byte-sized element type");
   int64_t n = cType.getShape().back();
-  if (rows > kMaxRows || n < 2 * panelWidth(n))
+  if ((rows > kMaxRows && !manyRows) || n < 2 * panelWidth(n, rows))
     return rewriter.notifyMatchFailure(op, "not weight-bound, or too narrow to split");
+  if (n % panelWidth(n, rows) != 0 && !isFreshFill(init))
+    return rewriter.notifyMatchFailure(op, "padded N needs a fill as accumulator");
   bytes = constantBytes(cst.getValue());
   if (!bytes || static_cast<int64_t>(bytes->size()) !=
                     bType.getNumElements() * (elem.getIntOrFloatBitWidth() / 8))
@@ -235,25 +242,27 @@ struct PackConstantMatmulRhs : public OpRewritePattern<linalg::MatmulOp> {
     Value a = op.getInputs()[0], b = op.getInputs()[1], init = op.getOutputs()[0];
     std::optional<ArrayRef<char>> bytes;
     int64_t m = cast<ShapedType>(init.getType()).getShape().front();
-    if (failed(packable(rewriter, op, a, b, init, m, bytes)))
+    if (failed(packable(rewriter, op, a, b, init, m, /*manyRows=*/false, bytes)))
       return failure();
     auto bType = cast<RankedTensorType>(b.getType());
-    FailureOr<Value> packed =
-        packedContraction(rewriter, op.getLoc(), a, *bytes, bType.getDimSize(0),
-                          bType.getDimSize(1), bType.getElementType(), init);
-    if (failed(packed))
-      return rewriter.notifyMatchFailure(op, "padded N needs a fill as accumulator");
-    rewriter.replaceOp(op, *packed);
+    rewriter.replaceOp(op, packedContraction(rewriter, op.getLoc(), a, *bytes,
+                                             bType.getDimSize(0), bType.getDimSize(1), m,
+                                             bType.getElementType(), init));
     return success();
   }
 };
 
-/// A 1x1 NHWC convolution at stride 1 of at most kMaxRows pixels with a
-/// constant filter: the same contraction with the pixels as rows and the
-/// filter's 1x1xCxF bytes as C x F (late MobileNet and ResNet stages on small
-/// images; 1x1 576->96 on a 2x2 image took 0.08 ms for 0.4 MFLOP). It stays
-/// 4-D, so TOSA's bias broadcast into its accumulator still initializes it
-/// in its dispatch.
+/// A 1x1 NHWC convolution with a constant filter: the same contraction with
+/// the pixels as rows and the filter's 1x1xCxF bytes as C x F, for any
+/// number of pixels. Few pixels (late MobileNet and ResNet stages on small
+/// images; 1x1 576->96 on a 2x2 image took 0.08 ms for 0.4 MFLOP) are
+/// weight-bound; with many, the unpacked filter's rows are C x 4 bytes
+/// apart, 4 KB for 1024 channels, and every step of the reduction misses
+/// (ResNet-50's 14x14 256->1024 at 28% of the FMA peak, 86% packed). A
+/// strided convolution reads its pixels through a strided slice, a copy of
+/// a quarter of the image, and is then the same contraction (ResNet-50's
+/// projections, 29-36% of peak). It stays 4-D, so TOSA's bias broadcast into
+/// its accumulator still initializes it in its dispatch.
 struct PackConstantConv1x1Filter : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp op,
@@ -266,20 +275,33 @@ struct PackConstantConv1x1Filter : public OpRewritePattern<linalg::Conv2DNhwcHwc
     auto outType = dyn_cast<RankedTensorType>(init.getType());
     if (!xType || !wType || !outType || !wType.hasStaticShape() || !outType.hasStaticShape())
       return failure();
-    if (wType.getDimSize(0) != 1 || wType.getDimSize(1) != 1 ||
-        !llvm::all_of(op.getStrides().getValues<int64_t>(), [](int64_t v) { return v == 1; }) ||
-        xType.getDimSize(1) != outType.getDimSize(1) || xType.getDimSize(2) != outType.getDimSize(2))
-      return rewriter.notifyMatchFailure(op, "needs a 1x1 filter at stride 1");
+    if (!xType.hasStaticShape() || wType.getDimSize(0) != 1 || wType.getDimSize(1) != 1)
+      return rewriter.notifyMatchFailure(op, "needs a 1x1 filter and static shapes");
+    SmallVector<int64_t> strides = llvm::to_vector(op.getStrides().getValues<int64_t>());
+    // Output pixel (h, w) reads input pixel (h * sh, w * sw).
+    for (int d : {1, 2})
+      if ((outType.getDimSize(d) - 1) * strides[d - 1] + 1 > xType.getDimSize(d) ||
+          (strides[d - 1] == 1 && xType.getDimSize(d) != outType.getDimSize(d)))
+        return rewriter.notifyMatchFailure(op, "the output is not the strided input's image");
     int64_t pixels = outType.getDimSize(0) * outType.getDimSize(1) * outType.getDimSize(2);
     std::optional<ArrayRef<char>> bytes;
-    if (failed(packable(rewriter, op, x, w, init, pixels, bytes)))
+    if (failed(packable(rewriter, op, x, w, init, pixels, /*manyRows=*/true, bytes)))
       return failure();
-    FailureOr<Value> packed =
-        packedContraction(rewriter, op.getLoc(), x, *bytes, wType.getDimSize(2),
-                          wType.getDimSize(3), wType.getElementType(), init);
-    if (failed(packed))
-      return rewriter.notifyMatchFailure(op, "padded channels need a fill as accumulator");
-    rewriter.replaceOp(op, *packed);
+    if (strides[0] != 1 || strides[1] != 1) {
+      Location loc = op.getLoc();
+      auto picked = RankedTensorType::get({outType.getDimSize(0), outType.getDimSize(1),
+                                           outType.getDimSize(2), xType.getDimSize(3)},
+                                          xType.getElementType());
+      SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0)), sizes, steps;
+      for (int64_t d : picked.getShape())
+        sizes.push_back(rewriter.getIndexAttr(d));
+      for (int64_t st : {int64_t(1), strides[0], strides[1], int64_t(1)})
+        steps.push_back(rewriter.getIndexAttr(st));
+      x = tensor::ExtractSliceOp::create(rewriter, loc, picked, x, offsets, sizes, steps);
+    }
+    rewriter.replaceOp(op, packedContraction(rewriter, op.getLoc(), x, *bytes,
+                                             wType.getDimSize(2), wType.getDimSize(3), pixels,
+                                             wType.getElementType(), init));
     return success();
   }
 };

@@ -34,15 +34,18 @@ def ElementwiseFusionPass : Pass<"jitrun-fusion-elementwise", "func::FuncOp"> {
 }
 
 def PackWeightsPass : Pass<"jitrun-fusion-pack-weights", "func::FuncOp"> {
-  let summary = "Pack the constant weights of few-row matmuls into contiguous panels";
+  let summary = "Pack constant weights of few-row matmuls and 1x1 convolutions into panels";
   let description = [{
     A linalg.matmul with at most 8 rows and a constant right operand B
-    (K x N), or a 1x1 NHWC convolution at stride 1 of at most 8 pixels with a
-    constant filter, is weight-bound: split along N into workgroups, each
-    would read a short piece of every row of B. B is packed at compile time
-    into panels of T columns, [ceil(N/T)][K][T] (T = 64, or 32 or 16 when
-    that divides N and 64 does not; zero-padded otherwise), when N has at
-    least two panels. The op becomes a generic contraction over the panels
+    (K x N), or a 1x1 NHWC convolution of at most 8 pixels with a constant
+    filter, is weight-bound: split along N into workgroups, each would read
+    a short piece of every row of B. B is packed at compile time into
+    panels of T columns, [ceil(N/T)][K][T] (T = 64, or 32 or 16 when that
+    divides N and 64 does not; zero-padded otherwise), when N has at least
+    two panels. A 1x1 NHWC convolution of more pixels is packed the same
+    way with T = 32 (or 16): its unpacked filter rows lie F x 4 bytes
+    apart and miss in L1 at every reduction step. A strided one reads its
+    input through a strided tensor.extract_slice. The op becomes a generic contraction over the panels
     (marked jitrun.packed_panels), whose result is collapsed back (and
     sliced when N was padded); a bias broadcast into its accumulator is
     rebuilt in panels.
