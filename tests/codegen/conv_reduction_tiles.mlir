@@ -1,8 +1,8 @@
 // Proves the reduction tiles of convolutions with input channels
 // (Strategy.cpp selectReductionTileSizes): every filter tap and every input
 // channel is tiled by 1, so each step of the innermost reduction loop is
-// one outer product of the vector tile (8 pixels x 16 channels in NHWC,
-// 16 pixels x 8 channels in NCHW), the matmul's register kernel; except
+// one outer product of the vector tile (8 pixels x 32 channels in NHWC on
+// AVX-512 when the channels come in 32s, 16 pixels x 8 channels in NCHW), the matmul's register kernel; except
 // when the lanes run along a strided image dimension (NCHW, stride 2),
 // where one tap's inputs would be a strided gather: there the last filter
 // loop stays whole and the 1-D convolution vectorizer reads a contiguous
@@ -61,15 +61,15 @@ func.func private @nchw_s2_dispatch(%x: tensor<1x8x33x65xf32>, %w: tensor<16x8x3
 
 // NHWC, stride 2: channels carry the lanes; filter rows, filter columns and
 // input channels one at a time, each step 8 pixels (read as a window of 15
-// with stride 2) by one row of 16 output channels.
+// with stride 2) by one row of all 32 output channels (two registers).
 // CHECK-LABEL: func.func private @nhwc_s2_dispatch(
 // CHECK:         scf.forall
-// CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c16
+// CHECK-NOT:       scf.for %{{.*}} = %c0 to %c32
 // CHECK:             scf.for %{{.*}} = %c0 to %c3 step %c1
 // CHECK:               scf.for %{{.*}} = %c0 to %c3 step %c1
 // CHECK:                 scf.for %[[IC:[a-z0-9]+]] = %c0 to %c16 step %c1
 // CHECK:                   vector.transfer_read %{{.*}}[%c0, %{{.*}}, %{{.*}}, %[[IC]]], %{{.*}} : tensor<1x33x33x16xf32>, vector<1x15x1xf32>
-// CHECK-COUNT-8:           vector.contract {{.*}} : vector<1x1x1xf32>, vector<1x16xf32> into vector<1x1x16xf32>
+// CHECK-COUNT-8:           vector.contract {{.*}} : vector<1x1x1xf32>, vector<1x32xf32> into vector<1x1x32xf32>
 // CHECK-NOT:               vector.contract
 // CHECK:           scf.forall.in_parallel
 func.func private @nhwc_s2_dispatch(%x: tensor<1x33x33x16xf32>, %w: tensor<3x3x16x32xf32>) -> tensor<1x16x16x32xf32> attributes {jitrun.dispatch} {

@@ -6,11 +6,11 @@
 // - the convolution: filter rows, filter columns and input channels are
 //   tiled to 1 (the op decomposes to 1-D convolutions of one tap), each step
 //   a vector.contract of 8 output pixels x 1 input channel by 1 input channel
-//   x 16 output channels: an outer product, the register kernel of a matmul.
-//   In LLVM dialect each step of the innermost loop is 8 llvm.intr.fmuladd
-//   on vector<16xf32> (one per pixel, its input broadcast) fed by one vector
-//   load of the filter, with the 8 accumulators carried in registers through
-//   the three reduction loops;
+//   x 32 output channels (two AVX-512 registers): an outer product, the
+//   register kernel of a matmul. In LLVM dialect each step of the innermost
+//   loop is 8 llvm.intr.fmuladd on vector<32xf32> (one per pixel, its input
+//   broadcast) fed by one vector load of the filter, with the 8 accumulators
+//   carried in registers through the three reduction loops;
 // - the elementwise op: rows of 32 elements (2 x 16 lanes) and, the column
 //   loop being peeled, a static 16-lane edge (80 = 2 x 32 + 16), no masks;
 //   arith ops on vector<1x32xf32>, then llvm.fmul, llvm.fadd,
@@ -30,51 +30,51 @@
 // RUN:       --implicit-check-not='{{llvm\.intr\.fmuladd.*\(f32}}' --implicit-check-not=llvm.alloca
 
 // CHECK-LABEL: func.func private @conv_nhwc_dispatch(
-// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<1x1x8x16xf32>
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<1x1x8x32xf32>
 // Workgroups: one output row x 8 output pixels.
 // CHECK:         scf.forall (%{{[a-z0-9]+}}, %{{[a-z0-9]+}}) = (0, 0) to (16, 16) step (1, 8)
-// 16 output channels at a time.
-// CHECK:           scf.for %[[OC:[a-z0-9]+]] = %c0 to %c64 step %c16
-// CHECK:             vector.transfer_write %[[ZERO]], %{{.*}} : vector<1x1x8x16xf32>, tensor<1x1x8x16xf32>
+// 32 output channels at a time.
+// CHECK:           scf.for %[[OC:[a-z0-9]+]] = %c0 to %c64 step %c32
+// CHECK:             vector.transfer_write %[[ZERO]], %{{.*}} : vector<1x1x8x32xf32>, tensor<1x1x8x32xf32>
 // Filter rows, filter columns, input channels, one at a time.
 // CHECK:             scf.for %[[KH:[a-z0-9]+]] = %c0 to %c3 step %c1
 // CHECK:               scf.for %[[KW:[a-z0-9]+]] = %c0 to %c3 step %c1
 // CHECK:                 scf.for %[[IC:[a-z0-9]+]] = %c0 to %c32 step %c1
-// 8 input pixels of one channel, one filter row of 16 output channels.
+// 8 input pixels of one channel, one filter row of 32 output channels.
 // CHECK:                   %[[X:.*]] = vector.transfer_read %{{.*}}[%c0, %{{.*}}, %{{.*}}, %[[IC]]], %{{.*}} : tensor<1x18x18x32xf32>, vector<1x8x1xf32>
-// CHECK:                   %[[W:.*]] = vector.transfer_read %{{.*}}[%[[KH]], %[[KW]], %[[IC]], %[[OC]]], %{{.*}} : tensor<3x3x32x64xf32>, vector<1x1x16xf32>
-// CHECK:                   vector.transfer_read %{{.*}} : tensor<1x1x8x16xf32>, vector<1x8x16xf32>
-// CHECK:                   %[[W1:.*]] = vector.extract %[[W]][0] : vector<1x16xf32> from vector<1x1x16xf32>
-// CHECK:                   vector.contract {{.*}} %[[X]], %[[W1]], %{{.*}} : vector<1x8x1xf32>, vector<1x16xf32> into vector<1x8x16xf32>
-// CHECK:                   vector.transfer_write %{{.*}} : vector<1x8x16xf32>, tensor<1x1x8x16xf32>
+// CHECK:                   %[[W:.*]] = vector.transfer_read %{{.*}}[%[[KH]], %[[KW]], %[[IC]], %[[OC]]], %{{.*}} : tensor<3x3x32x64xf32>, vector<1x1x32xf32>
+// CHECK:                   vector.transfer_read %{{.*}} : tensor<1x1x8x32xf32>, vector<1x8x32xf32>
+// CHECK:                   %[[W1:.*]] = vector.extract %[[W]][0] : vector<1x32xf32> from vector<1x1x32xf32>
+// CHECK:                   vector.contract {{.*}} %[[X]], %[[W1]], %{{.*}} : vector<1x8x1xf32>, vector<1x32xf32> into vector<1x8x32xf32>
+// CHECK:                   vector.transfer_write %{{.*}} : vector<1x8x32xf32>, tensor<1x1x8x32xf32>
 // CHECK:           scf.forall.in_parallel
 // CHECK:         return
 
 // LLVM-LABEL: llvm.func @conv_nhwc_dispatch(
 // LLVM-SAME:      jitrun.stack_bytes = 0 : i64
 // LLVM-SAME:      jitrun.workgroups = 32 : i64
-// The fill: 8 rows of 16 output channels.
-// LLVM-COUNT-8:  llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
-// The accumulators: 8 rows of 16 channels, loaded once and carried in
+// The fill: 8 rows of 32 output channels.
+// LLVM-COUNT-8:  llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 4 : i64} : vector<32xf32>, !llvm.ptr
+// The accumulators: 8 rows of 32 channels, loaded once and carried in
 // registers through the filter-row, filter-column and input-channel loops.
-// LLVM-COUNT-8:  llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
-// LLVM:        ^bb{{[0-9]+}}(%{{[0-9]+}}: i64, %{{[0-9]+}}: !llvm.array<8 x vector<16xf32>>):
-// LLVM:        ^bb{{[0-9]+}}(%{{[0-9]+}}: i64, %{{[0-9]+}}: !llvm.array<8 x vector<16xf32>>):
-// LLVM:        ^bb[[HEAD:[0-9]+]](%{{[0-9]+}}: i64, %{{[0-9]+}}: !llvm.array<8 x vector<16xf32>>):
+// LLVM-COUNT-8:  llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> vector<32xf32>
+// LLVM:        ^bb{{[0-9]+}}(%{{[0-9]+}}: i64, %{{[0-9]+}}: !llvm.array<8 x vector<32xf32>>):
+// LLVM:        ^bb{{[0-9]+}}(%{{[0-9]+}}: i64, %{{[0-9]+}}: !llvm.array<8 x vector<32xf32>>):
+// LLVM:        ^bb[[HEAD:[0-9]+]](%{{[0-9]+}}: i64, %{{[0-9]+}}: !llvm.array<8 x vector<32xf32>>):
 // LLVM-NEXT:     llvm.icmp "slt"
 // LLVM-NEXT:     llvm.cond_br %{{[0-9]+}}, ^bb[[BODY:[0-9]+]], ^bb{{[0-9]+}}
 // LLVM:        ^bb[[BODY]]:
-// 8 input pixels of one channel and one filter row of 16 channels; no
+// 8 input pixels of one channel and one filter row of 32 channels; no
 // accumulator traffic in the loop.
 // LLVM-COUNT-8:  llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> vector<1xf32>
 // LLVM-NOT:      {{llvm.store|\^bb}}
-// LLVM:          llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+// LLVM:          llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> vector<32xf32>
 // LLVM-NOT:      {{llvm.store|llvm.load|\^bb}}
-// LLVM-COUNT-8:  llvm.intr.fmuladd(%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// LLVM-COUNT-8:  llvm.intr.fmuladd(%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // LLVM-NOT:      {{llvm.store|llvm.load|\^bb}}
 // LLVM:          llvm.br ^bb[[HEAD]](
 // The accumulators are stored once, after the three loops.
-// LLVM-COUNT-8:  llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
+// LLVM-COUNT-8:  llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 4 : i64} : vector<32xf32>, !llvm.ptr
 // LLVM:          llvm.return
 
 func.func private @conv_nhwc_dispatch(%x: tensor<1x18x18x32xf32>, %w: tensor<3x3x32x64xf32>) -> tensor<1x16x16x64xf32> attributes {jitrun.dispatch} {
