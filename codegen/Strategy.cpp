@@ -3,8 +3,8 @@
 // Vector tiles keep accumulators in registers (8 rows x two vectors for
 // contractions, 8 output pixels x one or two vectors for convolutions);
 // workgroup tiles split the outer parallel loops until the grid has enough
-// workgroups. Convolutions get tiles that divide their extents, since the 1-D convolution
-// vectorizer takes no masks.
+// workgroups. Convolutions get tiles that divide their extents, since the
+// 1-D convolution vectorizer takes no masks.
 //
 //===----------------------------------------------------------------------===//
 
