@@ -176,24 +176,15 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
       // of the filter serves 16 dot products.
       int64_t pixels = vnni && isInt8Contraction(op) ? 16 : 8;
       sizes[dims->outputImage.back()] = pixels;
-      // A row narrower than the tile (late ResNet stages: 4, 2 or 1 pixels)
-      // takes more channels instead, up to 16 registers in all, so the
-      // register tile keeps 16 accumulators and reads longer runs of each
-      // filter row (resnet18's 128-channel 3x3 convolutions of a 4x4 image:
-      // 12.9 -> 15 GFLOP/s).
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       int64_t width = ranges[dims->outputImage.back()];
-      // Only a power-of-two number of registers that divides the channels:
-      // convolution tiles must divide their loops, and LLVM widens other
-      // vectors to the next power of two (84 of 168 lanes: efficientnet_b0's
-      // 2x2 stages 3x slower; 80 lanes: deeplab_v3's 240->80 on a 3x3 image
-      // 8x slower).
-      // Not for short reductions (a 1x1 convolution of 8 channels), where
-      // the wider tile's loads and stores outweigh its few FMAs
-      // (MobileNetV2 test size: 8->48 on a 4x4 image 1 -> 3 us).
       int64_t channels = ranges[inner], reduction = 1;
       for (unsigned d : llvm::concat<const unsigned>(dims->inputChannel, dims->filterLoop))
         reduction = ShapedType::isDynamic(ranges[d]) ? reduction : reduction * ranges[d];
+      // Neither wider tile below is for short reductions (a 1x1
+      // convolution of 8 channels), where its loads and stores outweigh its
+      // few FMAs (MobileNetV2 test size: 8->48 on a 4x4 image 1 -> 3 us).
+      //
       // Two registers of channels where the register file holds twice the
       // accumulators (AVX-512: 16 of 32 registers): each broadcast input
       // pixel then serves two FMAs, and each filter row read is a whole
@@ -204,6 +195,15 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
       if (lanes >= 16 && !ShapedType::isDynamic(channels) && channels % (2 * lanes) == 0 &&
           reduction >= 64 && !isInt8Contraction(op))
         sizes[inner] = 2 * lanes;
+      // A row narrower than the tile (late ResNet stages: 4, 2 or 1 pixels)
+      // takes more channels instead, up to 16 registers in all, so the
+      // register tile keeps 16 accumulators and reads longer runs of each
+      // filter row (resnet18's 128-channel 3x3 convolutions of a 4x4 image:
+      // 12.9 -> 15 GFLOP/s). Only a power-of-two number of registers that
+      // divides the channels: convolution tiles must divide their loops, and
+      // LLVM widens other vectors to the next power of two (84 of 168 lanes:
+      // efficientnet_b0's 2x2 stages 3x slower; 80 lanes: deeplab_v3's
+      // 240->80 on a 3x3 image 8x slower).
       if (!ShapedType::isDynamic(width) && width < pixels && !ShapedType::isDynamic(channels) &&
           reduction >= 64 && !(vnni && isInt8Contraction(op)))
         for (int64_t t = lanes * static_cast<int64_t>(llvm::bit_floor<uint64_t>(

@@ -164,13 +164,12 @@ static StringRef notLargeImage1x1(linalg::Conv2DNchwFchwOp op) {
 /// expand_shape past the elementwise consumers so that they join the
 /// matmul's dispatch. Images under kMinMatmulPixels go to ConvNchwToNhwc,
 /// and so does every convolution of a function whose other convolutions run
-/// in NHWC (see nhwcGraph).
+/// in NHWC (see nhwcGraph; the pass leaves this pattern out there).
 struct Conv1x1NchwToMatmul : public OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  Conv1x1NchwToMatmul(MLIRContext *context, bool nhwcGraph)
-      : OpRewritePattern(context), nhwcGraph(nhwcGraph) {}
+  using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics() || nhwcGraph)
+    if (!op.hasPureTensorSemantics())
       return failure();
     if (StringRef why = notLargeImage1x1(op); !why.empty())
       return rewriter.notifyMatchFailure(op, why);
@@ -200,7 +199,6 @@ struct Conv1x1NchwToMatmul : public OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, outType, mm.getResult(0), image);
     return success();
   }
-  bool nhwcGraph;
 };
 
 /// True when some convolution of `func` goes to NHWC whatever the others do
@@ -641,7 +639,9 @@ struct ConvolutionLayoutsPass final
                  QuantizedConvToPlain<linalg::DepthwiseConv2DNhwcHwcmQOp,
                                       linalg::DepthwiseConv2DNhwcHwcmOp>>(&getContext());
     bool nhwc = nhwcGraph(getOperation());
-    patterns.add<Conv1x1NchwToMatmul, ConvNchwToNhwc>(&getContext(), nhwc);
+    if (!nhwc)
+      patterns.add<Conv1x1NchwToMatmul>(&getContext());
+    patterns.add<ConvNchwToNhwc>(&getContext(), nhwc);
     patterns.add<DepthwiseNchwToNhwc,
                  FoldInverseTransposes, SinkTransposeBackToNchw, UnitDimTransposeToReshape,
                  DropPaddingOnlyTaps,

@@ -122,8 +122,8 @@ static Value broadcastInPanels(PatternRewriter &rewriter, Location loc, Value in
 /// ([rows..., N]), as a value of init's type. When N needs padding, init is
 /// a fresh fill (packable checks).
 static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
-                                          ArrayRef<char> bytes, int64_t k, int64_t n,
-                                          int64_t numRows, Type elem, Value init) {
+                               ArrayRef<char> bytes, int64_t k, int64_t n, int64_t numRows,
+                               Type elem, Value init) {
   auto cType = cast<RankedTensorType>(init.getType());
   int64_t rank = cType.getRank();
   int64_t width = panelWidth(n, numRows);
@@ -200,13 +200,12 @@ static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
 }
 
 /// The checks both patterns share: static shapes, one byte-sized element
-/// type, a constant right operand with readable bytes, few rows (any number
-/// when `manyRows`), N wide enough to split into two panels, and a fresh
-/// fill as accumulator when N needs padding (what padded accumulators start
-/// from would be unknown).
+/// type, a constant right operand with readable bytes, N wide enough to
+/// split into two panels (of the width for `rows` rows), and a fresh fill as
+/// accumulator when N needs padding (what padded accumulators start from
+/// would be unknown).
 static LogicalResult packable(PatternRewriter &rewriter, Operation *op, Value a, Value b,
-                              Value init, int64_t rows, bool manyRows,
-                              std::optional<ArrayRef<char>> &bytes) {
+                              Value init, int64_t rows, std::optional<ArrayRef<char>> &bytes) {
   auto aType = dyn_cast<RankedTensorType>(a.getType());
   auto bType = dyn_cast<RankedTensorType>(b.getType());
   auto cType = dyn_cast<RankedTensorType>(init.getType());
@@ -220,9 +219,10 @@ static LogicalResult packable(PatternRewriter &rewriter, Operation *op, Value a,
       !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8 != 0)
     return rewriter.notifyMatchFailure(op, "needs one byte-sized element type");
   int64_t n = cType.getShape().back();
-  if ((rows > kMaxRows && !manyRows) || n < 2 * panelWidth(n, rows))
-    return rewriter.notifyMatchFailure(op, "not weight-bound, or too narrow to split");
-  if (n % panelWidth(n, rows) != 0 && !isFreshFill(init))
+  int64_t width = panelWidth(n, rows);
+  if (n < 2 * width)
+    return rewriter.notifyMatchFailure(op, "too narrow to split into two panels");
+  if (n % width != 0 && !isFreshFill(init))
     return rewriter.notifyMatchFailure(op, "padded N needs a fill as accumulator");
   bytes = constantBytes(cst.getValue());
   if (!bytes || static_cast<int64_t>(bytes->size()) !=
@@ -242,7 +242,9 @@ struct PackConstantMatmulRhs : public OpRewritePattern<linalg::MatmulOp> {
     Value a = op.getInputs()[0], b = op.getInputs()[1], init = op.getOutputs()[0];
     std::optional<ArrayRef<char>> bytes;
     int64_t m = cast<ShapedType>(init.getType()).getShape().front();
-    if (failed(packable(rewriter, op, a, b, init, m, /*manyRows=*/false, bytes)))
+    if (m > kMaxRows)
+      return rewriter.notifyMatchFailure(op, "not weight-bound: more rows than one tile");
+    if (failed(packable(rewriter, op, a, b, init, m, bytes)))
       return failure();
     auto bType = cast<RankedTensorType>(b.getType());
     rewriter.replaceOp(op, packedContraction(rewriter, op.getLoc(), a, *bytes,
@@ -273,9 +275,8 @@ struct PackConstantConv1x1Filter : public OpRewritePattern<linalg::Conv2DNhwcHwc
     auto xType = dyn_cast<RankedTensorType>(x.getType());
     auto wType = dyn_cast<RankedTensorType>(w.getType());
     auto outType = dyn_cast<RankedTensorType>(init.getType());
-    if (!xType || !wType || !outType || !wType.hasStaticShape() || !outType.hasStaticShape())
-      return failure();
-    if (!xType.hasStaticShape() || wType.getDimSize(0) != 1 || wType.getDimSize(1) != 1)
+    if (!xType || !wType || !outType || !xType.hasStaticShape() || !wType.hasStaticShape() ||
+        !outType.hasStaticShape() || wType.getDimSize(0) != 1 || wType.getDimSize(1) != 1)
       return rewriter.notifyMatchFailure(op, "needs a 1x1 filter and static shapes");
     SmallVector<int64_t> strides = llvm::to_vector(op.getStrides().getValues<int64_t>());
     // Output pixel (h, w) reads input pixel (h * sh, w * sw).
@@ -285,7 +286,7 @@ struct PackConstantConv1x1Filter : public OpRewritePattern<linalg::Conv2DNhwcHwc
         return rewriter.notifyMatchFailure(op, "the output is not the strided input's image");
     int64_t pixels = outType.getDimSize(0) * outType.getDimSize(1) * outType.getDimSize(2);
     std::optional<ArrayRef<char>> bytes;
-    if (failed(packable(rewriter, op, x, w, init, pixels, /*manyRows=*/true, bytes)))
+    if (failed(packable(rewriter, op, x, w, init, pixels, bytes)))
       return failure();
     if (strides[0] != 1 || strides[1] != 1) {
       Location loc = op.getLoc();

@@ -45,8 +45,8 @@ def PackWeightsPass : Pass<"jitrun-fusion-pack-weights", "func::FuncOp"> {
     two panels. A 1x1 NHWC convolution of more pixels is packed the same
     way with T = 32 (or 16): its unpacked filter rows lie F x 4 bytes
     apart and miss in L1 at every reduction step. A strided one reads its
-    input through a strided tensor.extract_slice. The op becomes a generic contraction over the panels
-    (marked jitrun.packed_panels), whose result is collapsed back (and
+    input through a strided tensor.extract_slice. The op becomes a generic
+    contraction over the panels (marked jitrun.packed_panels), whose result is collapsed back (and
     sliced when N was padded); a bias broadcast into its accumulator is
     rebuilt in panels.
   }];
