@@ -109,4 +109,35 @@ def LowerVectorsPass : Pass<"jitrun-codegen-lower-vectors", "func::FuncOp"> {
                            "math::MathDialect", "arith::ArithDialect", "mlir::LLVM::LLVMDialect"];
 }
 
+def SafeKernelArithPass : Pass<"jitrun-codegen-safe-arith", "func::FuncOp"> {
+  let summary = "Integer division that never traps and reads that stay in bounds";
+  let description = [{
+    A kernel must never kill its host process. Integer division and
+    remainder (`arith.divsi/divui/remsi/remui/ceildivsi/ceildivui/floordivsi`)
+    trap on x86 for a zero divisor and for the signed minimum over -1; each
+    such op whose divisor is not a constant known to be safe divides by a
+    divisor replaced with 1 in those cases, and its result is then defined
+    as NumPy's: x / 0 = 0 and x % 0 = 0, MIN / -1 = MIN (wrapping) and
+    MIN % -1 = 0. A `tensor.extract` whose indices are not all constants
+    (a gather by data) has each index clamped into its dimension, so an
+    out-of-range index reads the nearest element instead of memory outside
+    the tensor.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "tensor::TensorDialect"];
+}
+
+def StoreI1AsBytesPass : Pass<"jitrun-codegen-store-i1-as-bytes", "ModuleOp"> {
+  let summary = "Booleans in memory take a byte each, as NumPy's bool";
+  let description = [{
+    LLVM stores a `vector<N x i1>` as N packed bits, while every buffer the
+    host sees (inputs, results, intermediates between dispatches) holds one
+    byte per boolean. After vector lowering, every `memref<... x i1>` (kernel
+    arguments, stack temporaries, globals, views) becomes `memref<... x i8>`:
+    loads are followed by `arith.trunci` to i1 and stores preceded by
+    `arith.extui` to i8, scalar and vector alike; masks stay i1 in registers.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "memref::MemRefDialect",
+                           "vector::VectorDialect", "scf::SCFDialect"];
+}
+
 #endif // JITRUN_CODEGEN_PASSES

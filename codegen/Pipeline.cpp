@@ -57,6 +57,8 @@ using namespace mlir;
 namespace jitrun {
 
 void buildKernelPipeline(OpPassManager &pm, const CodegenOptions &options) {
+  // 0. No trapping division, no read outside a tensor.
+  pm.addNestedPass<func::FuncOp>(createSafeKernelArithPass());
   // 1. Kernel ABI: buffers in and out, a workgroup id.
   pm.addNestedPass<func::FuncOp>(createLowerDispatchABIPass());
   // 2. Workgroup, cache and vector tiles; vectorization.
@@ -78,6 +80,7 @@ void buildKernelPipeline(OpPassManager &pm, const CodegenOptions &options) {
   pm.addNestedPass<func::FuncOp>(createLowerVectorsPass(LowerVectorsPassOptions{options.vnni}));
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));
+  pm.addPass(createStoreI1AsBytesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // 7. The static stack-allocation limit.
