@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Model.h"
+#include "runtime/Files.h"
 
 #include "mlir/Parser/Parser.h"
 #include "llvm/Object/ObjectFile.h"
@@ -18,6 +19,9 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include <atomic>
 #include <dlfcn.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <cerrno>
 #include <thread>
 
 #include "codegen/Passes.h"
@@ -1172,53 +1176,115 @@ static KernelResult compileKernelIsolated(const std::string &text, const std::st
   return r;
 }
 
-/// The kernel cache: `DIR/KEY.o` (machine code) and `DIR/KEY.meta`
-/// (`workgroups stack_bytes vector vnni` on one line). Entries are written to a
-/// temporary name and renamed, so a reader never sees half a file.
-static bool readCacheEntry(const std::string &dir, const std::string &key, KernelResult &r) {
-  auto obj = llvm::MemoryBuffer::getFile(dir + "/" + key + ".o");
-  auto meta = llvm::MemoryBuffer::getFile(dir + "/" + key + ".meta");
-  if (!obj || !meta)
-    return false;
-  long long wg = 0, sb = 0, vec = 0, vnni = 0;
-  if (std::sscanf((*meta)->getBuffer().str().c_str(), "%lld %lld %lld %lld", &wg, &sb, &vec,
-                  &vnni) != 4)
-    return false;
-  // A damaged entry (truncated, overwritten) is a miss: compile again.
-  auto parsed = llvm::object::ObjectFile::createObjectFile((*obj)->getMemBufferRef());
+/// The kernel cache: one file per kernel, `DIR/KEY.jrk`: a header line
+///   jitrun-kernel KEY WORKGROUPS STACK_BYTES VECTOR VNNI OBJECT_BYTES SHA256
+/// then the object file. The checksum covers the header's fields and the
+/// object. An entry is used only when its key is the one asked for, its
+/// checksum and fields are sound and its object defines the kernel's symbol:
+/// anything else (truncated, edited, swapped, written by another version) is
+/// a miss, compiled again and rewritten. Entries are written whole to a
+/// temporary file and renamed (writeFileSafely), so a reader never sees half
+/// of one and a failed write leaves nothing behind.
+static constexpr llvm::StringLiteral kCacheMagic = "jitrun-kernel";
+/// The most workgroups a kernel's grid may have (the strategy makes at most
+/// a few thousand); a cache entry above it is damaged.
+static constexpr int64_t kMaxWorkgroups = int64_t(1) << 24;
+
+static std::string cacheChecksum(llvm::StringRef fields, llvm::StringRef object) {
+  llvm::SHA256 sha;
+  sha.update(fields);
+  sha.update(object);
+  return llvm::toHex(sha.final(), /*LowerCase=*/true);
+}
+
+static std::string cacheFields(const std::string &key, const KernelResult &r) {
+  return key + " " + std::to_string(r.workgroups) + " " + std::to_string(r.stackBytes) + " " +
+         (r.vector ? "1" : "0") + " " + (r.vnni ? "1" : "0") + " " +
+         std::to_string(r.object.size());
+}
+
+static bool definesSymbol(llvm::StringRef object, llvm::StringRef symbol) {
+  auto parsed = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(object, "cache-entry"));
   if (!parsed) {
     llvm::consumeError(parsed.takeError());
     return false;
   }
-  r.object = (*obj)->getBuffer().str();
+  for (const llvm::object::SymbolRef &sym : (*parsed)->symbols()) {
+    llvm::Expected<llvm::StringRef> name = sym.getName();
+    llvm::Expected<uint32_t> flags = sym.getFlags();
+    if (!name || !flags) {
+      llvm::consumeError(name.takeError());
+      llvm::consumeError(flags.takeError());
+      continue;
+    }
+    if (*name == symbol && !(*flags & llvm::object::SymbolRef::SF_Undefined))
+      return true;
+  }
+  return false;
+}
+
+static bool readCacheEntry(const std::string &dir, const std::string &key,
+                           const std::string &symbol, KernelResult &r) {
+  std::string path = dir + "/" + key + ".jrk";
+  if (!llvm::sys::fs::exists(path))
+    return false;
+  llvm::Expected<std::string> bytes = readRegularFile(path, "cache entry");
+  if (!bytes) {
+    llvm::consumeError(bytes.takeError());
+    return false;
+  }
+  llvm::StringRef text(*bytes);
+  auto [header, object] = text.split('\n');
+  llvm::SmallVector<llvm::StringRef, 8> f;
+  header.split(f, ' ');
+  if (f.size() != 8 || f[0] != kCacheMagic || f[1] != key)
+    return false;
+  int64_t wg, sb, vec, vnni, size;
+  if (f[2].getAsInteger(10, wg) || f[3].getAsInteger(10, sb) || f[4].getAsInteger(10, vec) ||
+      f[5].getAsInteger(10, vnni) || f[6].getAsInteger(10, size))
+    return false;
+  if (wg < 1 || wg > kMaxWorkgroups || sb < 0 || (vec != 0 && vec != 1) ||
+      (vnni != 0 && vnni != 1) || size < 1 || static_cast<uint64_t>(size) != object.size())
+    return false;
+  std::string fields = header.drop_front(kCacheMagic.size() + 1).rsplit(' ').first.str();
+  if (cacheChecksum(fields, object) != f[7])
+    return false;
+  // A copy, aligned as the object parser needs (the header has any length).
+  std::string copy = object.str();
+  // The JIT calls the kernel through its `_abi` wrapper (KernelJit::lookup).
+  if (!definesSymbol(copy, symbol + "_abi"))
+    return false;
+  r.object = std::move(copy);
   r.workgroups = wg;
   r.stackBytes = sb;
   r.vector = vec != 0;
   r.vnni = vnni != 0;
   r.fromCache = true;
-  return !r.object.empty();
+  return true;
 }
 
-static void writeCacheEntry(const std::string &dir, const std::string &key,
-                            const KernelResult &r) {
-  if (llvm::sys::fs::create_directories(dir))
-    return;
-  auto write = [&](const std::string &file, llvm::StringRef data) {
-    std::string tmp = file + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
-    {
-      std::error_code ec;
-      llvm::raw_fd_ostream os(tmp, ec, llvm::sys::fs::OF_None);
-      if (ec)
-        return;
-      os << data;
-    }
-    llvm::sys::fs::rename(tmp, file);
-  };
-  write(dir + "/" + key + ".o", r.object);
-  write(dir + "/" + key + ".meta", std::to_string(r.workgroups) + " " +
-                                       std::to_string(r.stackBytes) + " " +
-                                       (r.vector ? "1" : "0") + " " +
-                                       (r.vnni ? "1" : "0") + "\n");
+/// Writes the entry; returns why it could not, or "".
+static std::string writeCacheEntry(const std::string &dir, const std::string &key,
+                                   const KernelResult &r) {
+  std::string fields = cacheFields(key, r);
+  std::string image = kCacheMagic.str() + " " + fields + " " + cacheChecksum(fields, r.object) +
+                      "\n" + r.object;
+  if (llvm::Error e = writeFileSafely(dir + "/" + key + ".jrk", image))
+    return llvm::toString(std::move(e));
+  return "";
+}
+
+/// Why `dir` cannot hold the kernel cache, or "" if it can (it is created
+/// when missing).
+static std::string cacheDirProblem(const std::string &dir) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return ec.message();
+  if (!llvm::sys::fs::is_directory(dir))
+    return "not a directory";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return std::strerror(errno);
+  return "";
 }
 
 int CompiledModel::Impl::registerKernel(func::FuncOp dispatch) {
@@ -1263,16 +1329,30 @@ int CompiledModel::Impl::registerKernel(func::FuncOp dispatch) {
 
 llvm::Error CompiledModel::Impl::compileKernels() {
   std::vector<KernelResult> results(kernels.size());
+  std::vector<std::string> cacheWriteErrors(kernels.size());
   std::atomic<size_t> next{0};
   auto formatter = [](Diagnostic &d) { return formatDiagnosticText(d); };
+  bool useCache = !options.cacheDir.empty();
+  if (useCache) {
+    std::string problem = cacheDirProblem(options.cacheDir);
+    if (!problem.empty()) {
+      warnings.push_back("jitrun: warning: kernel cache directory '" + options.cacheDir +
+                         "' cannot be used (" + problem + "); compiling without it");
+      useCache = false;
+    }
+  }
+  auto compileOne = [&](size_t i) {
+    PendingKernel &k = kernels[i];
+    results[i] = compileKernelIsolated(k.text, k.name, k.symbol, options, +formatter);
+    if (results[i].error.empty() && useCache)
+      cacheWriteErrors[i] = writeCacheEntry(options.cacheDir, k.key, results[i]);
+  };
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < kernels.size();) {
-      PendingKernel &k = kernels[i];
-      if (!options.cacheDir.empty() && readCacheEntry(options.cacheDir, k.key, results[i]))
+      if (useCache && readCacheEntry(options.cacheDir, kernels[i].key, kernels[i].symbol,
+                                     results[i]))
         continue;
-      results[i] = compileKernelIsolated(k.text, k.name, k.symbol, options, +formatter);
-      if (results[i].error.empty() && !options.cacheDir.empty())
-        writeCacheEntry(options.cacheDir, k.key, results[i]);
+      compileOne(i);
     }
   };
   // Kernels compile in parallel, one context per thread (MLIRContext is not
@@ -1287,15 +1367,37 @@ llvm::Error CompiledModel::Impl::compileKernels() {
   for (std::thread &t : pool)
     t.join();
   // Errors in program order: the first failing dispatch is reported.
+  bool cacheWriteWarned = false;
   for (size_t i = 0; i < kernels.size(); ++i) {
     KernelResult &r = results[i];
     if (!r.error.empty())
       return makeError(r.error);
+    if (!cacheWriteErrors[i].empty() && !cacheWriteWarned) {
+      // Once: a full disk fails every entry alike.
+      warnings.push_back("jitrun: warning: kernel cache not written: " + cacheWriteErrors[i]);
+      cacheWriteWarned = true;
+    }
     for (std::string &w : r.warnings)
       warnings.push_back(w);
-    if (llvm::Error e = jit->addObject(r.object, kernels[i].symbol))
-      return e;
-    llvm::Expected<KernelFn> fn = jit->lookup(kernels[i].symbol);
+    if (r.workgroups < 1 || r.workgroups > kMaxWorkgroups)
+      return makeError(ErrorCode::CompileError,
+                       "jitrun: error: kernel '" + kernels[i].name + "' has " +
+                           llvm::Twine(r.workgroups) + " workgroups");
+    llvm::Expected<KernelFn> fn = [&]() -> llvm::Expected<KernelFn> {
+      if (llvm::Error e = jit->addObject(r.object, kernels[i].symbol))
+        return std::move(e);
+      return jit->lookup(kernels[i].symbol);
+    }();
+    if (!fn && r.fromCache) {
+      // A cached object the JIT refuses is a miss too: compile it again.
+      llvm::consumeError(fn.takeError());
+      compileOne(i);
+      if (!r.error.empty())
+        return makeError(r.error);
+      if (llvm::Error e = jit->addObject(r.object, kernels[i].symbol))
+        return e;
+      fn = jit->lookup(kernels[i].symbol);
+    }
     if (!fn)
       return fn.takeError();
     kernels[i].fn = *fn;
@@ -1964,7 +2066,10 @@ static int64_t saturatingAdd(int64_t a, int64_t b) {
 }
 
 llvm::Error CompiledModel::Impl::checkMemoryLimit(llvm::StringRef when) const {
-  if (!options.memoryLimitBytes)
+  // Without a limit, the host's memory is one: a model that cannot fit is
+  // refused before its constants are allocated, not killed by the kernel.
+  uint64_t limit = options.memoryLimitBytes ? options.memoryLimitBytes : physicalMemoryBytes();
+  if (!limit)
     return llvm::Error::success();
   int64_t results = 0;
   for (const TensorSpec &spec : program.outputSpecs) {
@@ -1975,15 +2080,17 @@ llvm::Error CompiledModel::Impl::checkMemoryLimit(llvm::StringRef when) const {
     results = saturatingAdd(results, n);
   }
   int64_t total = saturatingAdd(saturatingAdd(stats.constantBytes, stats.transientBytes), results);
-  if (static_cast<uint64_t>(total) <= options.memoryLimitBytes)
+  if (static_cast<uint64_t>(total) <= limit)
     return llvm::Error::success();
+  std::string over = options.memoryLimitBytes
+                         ? "the memory limit of " + std::to_string(limit) + " bytes"
+                         : "this host's memory of " + std::to_string(limit) + " bytes";
   return makeError(ErrorCode::ResourceExhausted,
                    "jitrun: error: model '" + stats.function + "' needs " + llvm::Twine(total) +
                        " bytes of host memory (constants " + llvm::Twine(stats.constantBytes) +
                        ", intermediates of one run " + llvm::Twine(stats.transientBytes) +
                        ", results " + llvm::Twine(results) + ", counted up to " + when +
-                       "), over the memory limit of " + llvm::Twine(options.memoryLimitBytes) +
-                       " bytes; raise the limit or use smaller shapes");
+                       "), over " + over + "; raise the limit or use smaller shapes");
 }
 
 /// Ops jitrun can take in: the dialects it registers, with static shapes.
@@ -2115,17 +2222,12 @@ llvm::Error CompiledModel::Impl::compile(llvm::StringRef bytes, llvm::StringRef 
     if (fn->hasAttr(kDispatchAttrName))
       ++stats.dispatchRegions;
   if (!options.dispatchGraphPath.empty()) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(options.dispatchGraphPath, ec, llvm::sys::fs::OF_Text);
-    if (!ec) {
-      writeDispatchGraph(module->lookupSymbol<func::FuncOp>(entryName), os);
-      os.close();
-      ec = os.error();
-      os.clear_error();
-    }
-    if (ec)
-      return makeError("jitrun: error: cannot write dispatch graph '" +
-                       options.dispatchGraphPath + "': " + ec.message());
+    std::string graph;
+    llvm::raw_string_ostream os(graph);
+    writeDispatchGraph(module->lookupSymbol<func::FuncOp>(entryName), os);
+    if (llvm::Error e = writeFileSafely(options.dispatchGraphPath, graph))
+      return makeError("jitrun: error: cannot write the dispatch graph: " +
+                       llvm::toString(std::move(e)));
   }
 
   auto jitOr = KernelJit::create(options.forceAvx2);
@@ -2143,29 +2245,112 @@ llvm::Error CompiledModel::Impl::compile(llvm::StringRef bytes, llvm::StringRef 
 CompiledModel::CompiledModel() : impl(std::make_unique<Impl>()) {}
 CompiledModel::~CompiledModel() = default;
 
+/// The deepest nesting of brackets ((, [, {, <) the text parser is given;
+/// real models nest a few dozen levels. Deeper input (a dense literal
+/// 20000 levels deep, a million '(') would recurse the parser off its stack.
+static constexpr int kMaxTextNesting = 1000;
+
+/// Where textual `bytes` nest deeper than kMaxTextNesting, as "LINE:COL";
+/// "" if they do not. Strings and comments are skipped; `->`, `<=` and `>=`
+/// are not brackets.
+static std::string excessiveNesting(llvm::StringRef bytes) {
+  int depth = 0, line = 1, col = 0;
+  for (size_t i = 0, n = bytes.size(); i < n; ++i) {
+    char c = bytes[i];
+    ++col;
+    if (c == '\n') {
+      ++line, col = 0;
+    } else if (c == '"') {
+      for (++i; i < n && bytes[i] != '"' && bytes[i] != '\n'; ++i)
+        if (bytes[i] == '\\')
+          ++i;
+    } else if (c == '/' && i + 1 < n && bytes[i + 1] == '/') {
+      while (i + 1 < n && bytes[i + 1] != '\n')
+        ++i;
+    } else if (c == '(' || c == '[' || c == '{' ||
+               (c == '<' && !(i + 1 < n && bytes[i + 1] == '='))) {
+      if (++depth > kMaxTextNesting)
+        return std::to_string(line) + ":" + std::to_string(col);
+    } else if (c == ')' || c == ']' || c == '}' ||
+               (c == '>' && !(i > 0 && bytes[i - 1] == '-') &&
+                !(i + 1 < n && bytes[i + 1] == '='))) {
+      depth = std::max(0, depth - 1);
+    }
+  }
+  return "";
+}
+
+/// Runs `fn` on a thread with a 1 GiB stack (reserved, touched only as
+/// used): MLIR's parser, verifier and walks recurse once per level of
+/// nesting, and a model nested deep in bytecode must not overflow the
+/// caller's stack. Returns false if no such thread could be started.
+static bool runOnLargeStack(llvm::function_ref<void()> fn) {
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0)
+    return false;
+  pthread_attr_setstacksize(&attr, size_t(1) << 30);
+  struct Call {
+    llvm::function_ref<void()> fn;
+  } call{fn};
+  pthread_t thread;
+  int rc = pthread_create(
+      &thread, &attr,
+      [](void *p) -> void * {
+        static_cast<Call *>(p)->fn();
+        return nullptr;
+      },
+      &call);
+  pthread_attr_destroy(&attr);
+  if (rc != 0)
+    return false;
+  pthread_join(thread, nullptr);
+  return true;
+}
+
 llvm::Expected<std::unique_ptr<CompiledModel>>
 CompiledModel::compileBuffer(llvm::StringRef bytes, llvm::StringRef name,
                              const CompileOptions &options) {
+  bool bytecode = bytes.starts_with("ML\xefR");
+  if (!bytecode) {
+    std::string where = excessiveNesting(bytes);
+    if (!where.empty())
+      return makeError(ErrorCode::InvalidArgument,
+                       "jitrun: error: " + name + ":" + where + ": nesting deeper than " +
+                           llvm::Twine(kMaxTextNesting) + " levels");
+  }
   std::unique_ptr<CompiledModel> model(new CompiledModel());
   model->impl->options = options;
-  try {
-    if (llvm::Error e = model->impl->compile(bytes, name))
-      return std::move(e);
-  } catch (const std::bad_alloc &) {
-    return makeError(ErrorCode::ResourceExhausted,
-                     "jitrun: error: out of memory while compiling '" + name + "'");
-  }
+  llvm::Error result = llvm::Error::success();
+  auto body = [&] {
+    try {
+      llvm::cantFail(std::move(result));
+      result = model->impl->compile(bytes, name);
+    } catch (const std::bad_alloc &) {
+      result = makeError(ErrorCode::ResourceExhausted,
+                         "jitrun: error: out of memory while compiling '" + name + "'");
+    }
+  };
+  if (!runOnLargeStack(body))
+    body();
+  if (result)
+    return std::move(result);
   return model;
 }
 
 llvm::Expected<std::unique_ptr<CompiledModel>>
 CompiledModel::compileFile(llvm::StringRef path, const CompileOptions &options) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return makeError(ErrorCode::NotFound, "jitrun: error: cannot open '" + path +
-                                              "': " + buffer.getError().message());
-  return compileBuffer((*buffer)->getBuffer(), path, options);
+  llvm::Expected<std::string> bytes = readRegularFile(path, "model");
+  if (!bytes) {
+    ErrorCode code = ErrorCode::InvalidArgument;
+    std::string message;
+    llvm::handleAllErrors(bytes.takeError(), [&](const llvm::ErrorInfoBase &info) {
+      if (info.convertToErrorCode() == std::errc::no_such_file_or_directory)
+        code = ErrorCode::NotFound;
+      message = info.message();
+    });
+    return makeError(code, "jitrun: error: " + message);
+  }
+  return compileBuffer(*bytes, path, options);
 }
 
 const std::vector<TensorSpec> &CompiledModel::inputs() const {

@@ -8,11 +8,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Npy.h"
+#include "runtime/Files.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/Twine.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -284,16 +283,10 @@ llvm::Expected<HostTensor> jitrun::parseNpy(llvm::StringRef bytes,
 }
 
 llvm::Expected<HostTensor> jitrun::readNpy(llvm::StringRef path) {
-  if (llvm::sys::fs::is_directory(path))
-    return npyError(path, "it is a directory");
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   "cannot read .npy file '" + path.str() +
-                                       "': " + buffer.getError().message());
-  return parseNpy((*buffer)->getBuffer(), path);
+  llvm::Expected<std::string> bytes = readRegularFile(path, ".npy file");
+  if (!bytes)
+    return bytes.takeError();
+  return parseNpy(*bytes, path);
 }
 
 llvm::Expected<std::string> jitrun::serializeNpy(const HostTensor &t) {
@@ -352,34 +345,5 @@ llvm::Error jitrun::writeNpy(llvm::StringRef path, const HostTensor &t) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "cannot write '" + path.str() +
                                        "': " + llvm::toString(image.takeError()));
-
-  auto fail = [&](const llvm::Twine &what) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot write '" + path.str() +
-                                       "': " + what.str());
-  };
-  if (llvm::sys::fs::is_directory(path))
-    return fail("it is a directory");
-
-  int fd = -1;
-  llvm::SmallString<256> tempPath;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-          path + ".tmp-%%%%%%%%", fd, tempPath))
-    return fail("cannot create a temporary file next to it: " + ec.message());
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os.write(image->data(), image->size());
-    os.close();
-    if (os.has_error()) {
-      std::string message = os.error().message();
-      os.clear_error();
-      llvm::sys::fs::remove(tempPath);
-      return fail(message);
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tempPath, path)) {
-    llvm::sys::fs::remove(tempPath);
-    return fail(ec.message());
-  }
-  return llvm::Error::success();
+  return writeFileSafely(path, *image);
 }

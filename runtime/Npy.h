@@ -24,7 +24,8 @@ namespace jitrun {
 /// for types NumPy cannot describe (bf16).
 std::optional<llvm::StringRef> npyDescrForType(ElementType t);
 
-/// Reads the .npy file at `path`. Accepted descrs: '<f4', '<f8', '<f2',
+/// Reads the .npy file at `path` (a regular file no larger than the host's
+/// memory). Accepted descrs: '<f4', '<f8', '<f2',
 /// '<i1', '|i1', '|u1', '<u1', '<i2', '<i4', '<i8', '|b1'. Errors (missing
 /// file, wrong magic, bad or truncated header, fortran_order True, big-endian
 /// or unsupported dtype, data size mismatch) mention `path`.
@@ -39,9 +40,10 @@ llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
 /// bytes). Fails for bf16, which has no NumPy dtype.
 llvm::Expected<std::string> serializeNpy(const HostTensor &t);
 
-/// Writes `t` to `path` as a version 1.0 .npy file. The bytes go to a
-/// temporary file in the same directory that is renamed over `path` only
-/// once complete, so a failure never leaves a half-written file.
+/// Writes `t` to `path` as a version 1.0 .npy file by writeFileSafely's
+/// rules (runtime/Files.h): a regular file is replaced only once the new one
+/// is complete, a symlink's target is written, a device or FIFO is written
+/// through.
 llvm::Error writeNpy(llvm::StringRef path, const HostTensor &t);
 
 } // namespace jitrun

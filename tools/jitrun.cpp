@@ -8,6 +8,7 @@
 
 #include "codegen/Passes.h"
 #include "fusion/Passes.h"
+#include "runtime/Files.h"
 #include "runtime/InputSpec.h"
 #include "runtime/Model.h"
 #include "runtime/Npy.h"
@@ -28,6 +29,7 @@
 #include <functional>
 #include <immintrin.h>
 #include <memory>
+#include <new>
 #include <thread>
 
 using namespace llvm;
@@ -413,8 +415,22 @@ static bool extractThreads(std::vector<char *> &args, unsigned &threads) {
   return true;
 }
 
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // InitLLVM makes a failed `new` abort ("LLVM ERROR: out of memory"); the
+  // library turns std::bad_alloc into a clean error instead, as it does for
+  // the C API, so let `new` throw.
+  std::set_new_handler(nullptr);
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc &) {
+    return fail("out of memory");
+  }
+}
+
+static int run(int argc, char **argv) {
   std::vector<char *> argvList(argv, argv + argc);
   unsigned threads = 0;
   if (!extractThreads(argvList, threads))
@@ -534,11 +550,15 @@ int main(int argc, char **argv) {
   outs().flush();
 
   if (!dumpStatistics.empty()) {
-    std::error_code ec;
-    raw_fd_ostream file(dumpStatisticsFile, ec, sys::fs::OF_Text);
-    if (ec)
-      return fail("cannot write statistics to '" + dumpStatisticsFile + "': " + ec.message());
-    printStatistics(file, (*model)->statistics(), dumpStatistics, sys::path::stem(modelPath));
+    std::string text;
+    raw_string_ostream os(text);
+    printStatistics(os, (*model)->statistics(), dumpStatistics, sys::path::stem(modelPath));
+    if (dumpStatisticsFile == "-") {
+      outs() << text;
+      outs().flush();
+    } else if (Error e = jitrun::writeFileSafely(dumpStatisticsFile, text)) {
+      return fail("cannot write statistics: " + toString(std::move(e)));
+    }
   }
 
   // --profile times the --benchmark runs, else one more run.
@@ -575,6 +595,11 @@ int main(int argc, char **argv) {
     wall /= static_cast<double>(std::max<int64_t>(1, profile.runs));
     HostPeak peak = measureHostPeak(pool.numThreads(), forceAvx2);
     printProfile(outs(), profile, peak, wall);
+  }
+  outs().flush();
+  if (outs().has_error()) {
+    outs().clear_error();
+    return fail("cannot write to standard output");
   }
   return status;
 }

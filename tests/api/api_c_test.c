@@ -307,7 +307,7 @@ static void testLoadErrors(jitrun_runtime_t runtime, const char *zooDir) {
   jitrun_tensor_desc_t desc;
 
   CHECK_STATUS(jitrun_model_load_file(runtime, "/nonexistent/model.mlirbc", NULL, &model),
-               JITRUN_NOT_FOUND, "cannot open '/nonexistent/model.mlirbc'");
+               JITRUN_NOT_FOUND, "cannot open model '/nonexistent/model.mlirbc'");
   CHECK(model == NULL);
   CHECK_STATUS(jitrun_model_load_buffer(runtime, garbage, sizeof garbage, "garbage.mlirbc",
                                         NULL, &model),

@@ -73,7 +73,7 @@
 // CNNSVG: <svg
 // CNNSVG: main_dispatch_0
 
-// BADPATH: jitrun: error: cannot write dispatch graph '/nonexistent/dir/x.dot': No such file or directory
+// BADPATH: jitrun: error: cannot write the dispatch graph: cannot write '/nonexistent/dir/x.dot': cannot create a temporary file next to it: No such file or directory
 // EMPTY: jitrun: error: --dump-dispatch-graph needs a file name
 
 func.func @main(%x: tensor<4x6xf32>) -> tensor<4x4xf32> {

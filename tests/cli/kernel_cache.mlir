@@ -1,14 +1,43 @@
 // --cache-dir: the first start compiles every kernel and stores it; the
 // second start loads all of them from the cache (no codegen, no LLVM) and
 // computes the same results; a damaged entry is recompiled, not trusted; a
-// different stack-limit setting is a different key.
+// different stack-limit setting is a different key. Damage of every kind is
+// a miss, recompiled and rewritten: garbage, a workgroup count times 10 or
+// set to 0 or 1, 4 bytes of code flipped, two entries swapped (each entry
+// carries its key and a checksum over its fields and object). An unusable
+// cache directory is a warning, and the model still runs.
 //
 // RUN: rm -rf %t.cache
 // RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --reference --output=@%t.ref.npy
 // RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json | FileCheck %s --check-prefix=COLD
 // RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json | FileCheck %s --check-prefix=WARM
-// RUN: python3 -c "import glob; f=sorted(glob.glob('%t.cache/*.o'))[0]; open(f,'wb').write(b'garbage')"
+// RUN: python3 -c "import glob; f=sorted(glob.glob('%t.cache/*.jrk'))[0]; open(f,'wb').write(b'garbage')"
 // RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json | FileCheck %s --check-prefix=DAMAGED
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json | FileCheck %s --check-prefix=WARM
+// RUN: python3 %S/Inputs/damage_cache.py %t.cache workgroups10
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json | FileCheck %s --check-prefix=NONE
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json | FileCheck %s --check-prefix=WARM
+// RUN: python3 %S/Inputs/damage_cache.py %t.cache workgroups0
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json | FileCheck %s --check-prefix=NONE
+// RUN: python3 %S/Inputs/damage_cache.py %t.cache workgroups1
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json | FileCheck %s --check-prefix=NONE
+// RUN: python3 %S/Inputs/damage_cache.py %t.cache xorcode
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json | FileCheck %s --check-prefix=NONE
+// RUN: python3 %S/Inputs/damage_cache.py %t.cache swap
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json | FileCheck %s --check-prefix=NONE
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json | FileCheck %s --check-prefix=WARM
+// RUN: ls %t.cache | FileCheck %s --check-prefix=NOTEMP
+// A full disk (here a 1 KiB file size limit, with SIGXFSZ ignored so that
+// writes fail with EFBIG as they would with ENOSPC): one warning, the model
+// runs, and no temporary file is left behind.
+// RUN: rm -rf %t.full && mkdir %t.full
+// RUN: sh -c "trap '' XFSZ; ulimit -f 2; %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.full --expected_output=@%t.ref.npy" 2>&1 | FileCheck %s --check-prefix=FULL
+// RUN: ls %t.full | FileCheck %s --check-prefix=NOTEMP
+// An unusable directory: a file, a path under a file, /dev/null.
+// RUN: echo x > %t.file
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.file --expected_output=@%t.ref.npy 2>&1 | FileCheck %s --check-prefix=UNUSABLE
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.file/sub --expected_output=@%t.ref.npy 2>&1 | FileCheck %s --check-prefix=UNUSABLE
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=/dev/null --expected_output=@%t.ref.npy 2>&1 | FileCheck %s --check-prefix=UNUSABLE
 // RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --stack-allocation-limit=16384 --expected_output=@%t.ref.npy --dump-statistics=json | FileCheck %s --check-prefix=COLD
 // RUN: not %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir= 2>&1 | FileCheck %s --check-prefix=EMPTY
 
@@ -21,4 +50,12 @@
 // DAMAGED: result[0]: matches the expected output
 // DAMAGED: "executables": [[N:[1-9][0-9]*]],
 // DAMAGED-NOT: "cached_kernels": [[N]],
+// NONE: result[0]: matches the expected output
+// NONE: "cached_kernels": 0,
+// NOTEMP-NOT: tmp
+// FULL: jitrun: warning: kernel cache not written: cannot write '{{.*}}.jrk': File too large
+// FULL-NOT: warning
+// FULL: result[0]: matches the expected output
+// UNUSABLE: jitrun: warning: kernel cache directory '{{.*}}' cannot be used ({{.+}}); compiling without it
+// UNUSABLE: result[0]: matches the expected output
 // EMPTY: jitrun: error: --cache-dir needs a directory

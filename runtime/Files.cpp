@@ -1,0 +1,154 @@
+//===- Files.cpp - bounded reads and safe writes --------------------------===//
+
+#include "runtime/Files.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace jitrun;
+
+static llvm::Error fileError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+uint64_t jitrun::physicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(size) : 0;
+}
+
+static const char *kindOf(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+llvm::Expected<std::string> jitrun::readRegularFile(llvm::StringRef path, llvm::StringRef what,
+                                                    uint64_t maxBytes) {
+  std::string p = path.str();
+  auto cannot = [&](const llvm::Twine &why) {
+    return fileError("cannot read " + what + " '" + path + "': " + why);
+  };
+  // O_NONBLOCK: opening a FIFO with no writer must not hang; the file is
+  // refused below anyway unless it is regular.
+  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    int e = errno;
+    return llvm::createStringError(std::error_code(e, std::generic_category()),
+                                   "cannot open " + what + " '" + path + "': " +
+                                       std::strerror(e));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0)
+    return cannot(std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return cannot(llvm::Twine("it is ") + kindOf(st.st_mode) + ", not a regular file");
+  uint64_t limit = maxBytes ? maxBytes : physicalMemoryBytes();
+  uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (limit && size > limit)
+    return cannot("it has " + llvm::Twine(size) + " bytes, more than the " + llvm::Twine(limit) +
+                  " bytes " + (maxBytes ? "allowed" : "of this host's memory"));
+  std::string data;
+  data.resize(size);
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::read(fd, data.data() + done, size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return cannot(std::strerror(errno));
+    if (n == 0)
+      break; // shrunk while reading
+    done += static_cast<size_t>(n);
+  }
+  data.resize(done);
+  return data;
+}
+
+static bool writeAll(int fd, llvm::StringRef data, std::string &err) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      err = std::strerror(errno);
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+llvm::Error jitrun::writeFileSafely(llvm::StringRef path, llvm::StringRef data) {
+  auto cannot = [&](const llvm::Twine &why) {
+    return fileError("cannot write '" + path + "': " + why);
+  };
+  if (path.empty())
+    return cannot("empty path");
+  // Follow symlinks: the target is what gets replaced, never the link.
+  std::string target = path.str();
+  llvm::SmallString<256> resolved;
+  struct stat st;
+  bool exists = ::stat(target.c_str(), &st) == 0;
+  if (exists && !llvm::sys::fs::real_path(path, resolved))
+    target = resolved.str().str();
+  if (exists && S_ISDIR(st.st_mode))
+    return cannot("it is a directory");
+  if (exists && !S_ISREG(st.st_mode)) {
+    // A device or FIFO: write through it, never replace it.
+    int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+      return cannot(std::strerror(errno));
+    std::string err;
+    bool ok = writeAll(fd, data, err);
+    if (::close(fd) != 0 && ok) {
+      ok = false;
+      err = std::strerror(errno);
+    }
+    return ok ? llvm::Error::success() : cannot(err);
+  }
+  if (!exists && ::lstat(target.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    return cannot("it is a dangling symbolic link");
+  int fd = -1;
+  llvm::SmallString<256> temp;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueFile(target + ".tmp-%%%%%%%%", fd, temp))
+    return cannot("cannot create a temporary file next to it: " + ec.message());
+  std::string err;
+  bool ok = writeAll(fd, data, err);
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    err = std::strerror(errno);
+  }
+  // Keep the permissions of the file being replaced.
+  if (ok && exists)
+    ::chmod(temp.c_str(), st.st_mode & 07777);
+  if (ok && ::rename(temp.c_str(), target.c_str()) != 0) {
+    ok = false;
+    err = std::strerror(errno);
+  }
+  if (!ok) {
+    ::unlink(temp.c_str());
+    return cannot(err);
+  }
+  return llvm::Error::success();
+}

@@ -1,0 +1,44 @@
+//===- Files.h - bounded reads and safe writes of the files jitrun touches ===//
+//
+// Every file jitrun reads (models, .npy inputs, cache entries) and writes
+// (.npy results, cache entries, statistics and graphs) goes through here, so
+// that the rules hold everywhere:
+//  - a read takes a regular file only (never a device, FIFO or directory:
+//    /dev/zero would be read forever) and refuses one larger than a bound
+//    before reading a byte of it;
+//  - a write to a regular file (or to nothing yet) goes to a temporary file
+//    beside the target, checked for every error and renamed over it only
+//    when complete; a symlink is followed and its target replaced, never
+//    the link; a device or FIFO is written through, never replaced. A failed
+//    write leaves no temporary file behind.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JITRUN_RUNTIME_FILES_H
+#define JITRUN_RUNTIME_FILES_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace jitrun {
+
+/// The host's physical memory in bytes (0 if unknown): the default bound of
+/// what one file read may bring in.
+uint64_t physicalMemoryBytes();
+
+/// Reads the whole regular file at `path`. `what` names it in messages
+/// ("model", ".npy file"); files over `maxBytes` (0: the host's physical
+/// memory) are refused before they are read. A file that cannot be opened
+/// gives an error whose code is errno's (ENOENT: no such file).
+llvm::Expected<std::string> readRegularFile(llvm::StringRef path, llvm::StringRef what,
+                                            uint64_t maxBytes = 0);
+
+/// Writes `data` to `path` by the rules above.
+llvm::Error writeFileSafely(llvm::StringRef path, llvm::StringRef data);
+
+} // namespace jitrun
+
+#endif // JITRUN_RUNTIME_FILES_H

@@ -1,0 +1,31 @@
+"""Damages every entry of a jitrun kernel cache one way (kernel_cache.mlir).
+
+Usage: damage_cache.py DIR workgroups10|workgroups0|workgroups1|xorcode|swap
+An entry is a header line (jitrun-kernel KEY WORKGROUPS STACK VECTOR VNNI
+SIZE SHA256) and the object file; every kind of damage must be a miss.
+"""
+import glob
+import sys
+
+directory, how = sys.argv[1], sys.argv[2]
+files = sorted(glob.glob(directory + "/*.jrk"))
+assert len(files) >= 2, files
+entries = []
+for f in files:
+    with open(f, "rb") as fh:
+        entries.append(fh.read())
+if how == "swap":
+    entries = entries[1:] + entries[:1]
+for f, data in zip(files, entries):
+    header, _, obj = data.partition(b"\n")
+    fields = header.split(b" ")
+    if how.startswith("workgroups"):
+        wg = int(fields[2])
+        fields[2] = str(wg * 10 if how == "workgroups10" else int(how[10:])).encode()
+        if fields[2] == str(wg).encode():  # already that count: change it anyway
+            fields[2] = str(wg + 1).encode()
+    elif how == "xorcode":
+        mid = len(obj) // 2
+        obj = obj[:mid] + bytes(b ^ 0x5A for b in obj[mid:mid + 4]) + obj[mid + 4:]
+    with open(f, "wb") as fh:
+        fh.write(b" ".join(fields) + b"\n" + obj)
