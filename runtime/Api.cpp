@@ -25,8 +25,10 @@ struct jitrun_status_s {
   std::string message;
 };
 
+/// Handles share what they use: a model keeps its runtime's threads alive and
+/// a session its model, so the caller may release them in any order.
 struct jitrun_runtime_s {
-  std::unique_ptr<jitrun::ThreadPool> pool;
+  std::shared_ptr<jitrun::ThreadPool> pool;
 };
 
 struct jitrun_options_s {
@@ -34,12 +36,12 @@ struct jitrun_options_s {
 };
 
 struct jitrun_model_s {
-  jitrun::ThreadPool *pool = nullptr;
-  std::unique_ptr<CompiledModel> model;
+  std::shared_ptr<jitrun::ThreadPool> pool;
+  std::shared_ptr<CompiledModel> model;
 };
 
 struct jitrun_session_s {
-  jitrun_model_s *model = nullptr;
+  jitrun_model_s model; // shares the model's pool and compiled model
   std::unique_ptr<jitrun::RunContext> context;
 };
 
@@ -48,6 +50,10 @@ struct jitrun_outputs_s {
 };
 
 namespace {
+
+/// The most worker threads a runtime starts: as many as the CLI's --threads
+/// takes. More would only exhaust the host's thread and memory limits.
+constexpr uint32_t kMaxRuntimeThreads = 1024;
 
 /// Returned when even a status cannot be allocated; never freed.
 jitrun_status_s outOfMemoryStatus{JITRUN_RESOURCE_EXHAUSTED,
@@ -192,7 +198,7 @@ jitrun_status_t load(jitrun_runtime_t runtime, const jitrun_options_t options,
   if (!model)
     return fromError(model.takeError());
   auto handle = std::make_unique<jitrun_model_s>();
-  handle->pool = runtime->pool.get();
+  handle->pool = runtime->pool;
   handle->model = std::move(*model);
   *out = handle.release();
   return nullptr;
@@ -230,8 +236,12 @@ jitrun_status_t jitrun_runtime_create(uint32_t threads, jitrun_runtime_t *out) {
     return invalid("jitrun_runtime_create: null output handle");
   *out = nullptr;
   return guarded([&]() -> jitrun_status_t {
+    if (threads > kMaxRuntimeThreads)
+      return invalid("jitrun_runtime_create: " + std::to_string(threads) +
+                     " threads is more than the " + std::to_string(kMaxRuntimeThreads) +
+                     " a runtime may start (0: one per core)");
     auto runtime = std::make_unique<jitrun_runtime_s>();
-    runtime->pool = std::make_unique<jitrun::ThreadPool>(threads);
+    runtime->pool = std::make_shared<jitrun::ThreadPool>(threads);
     *out = runtime.release();
     return nullptr;
   });
@@ -465,7 +475,7 @@ jitrun_status_t jitrun_session_create(jitrun_model_t model, jitrun_session_t *ou
     if (!context)
       return fromError(context.takeError());
     auto session = std::make_unique<jitrun_session_s>();
-    session->model = model;
+    session->model = *model;
     session->context = std::move(*context);
     *out = session.release();
     return nullptr;
@@ -478,7 +488,7 @@ jitrun_status_t jitrun_session_run(jitrun_session_t session, const jitrun_tensor
   if (!session)
     return invalid("jitrun_session_run: null session");
   return guarded([&] {
-    return runWith(session->model, session->context.get(), inputs, num_inputs, outputs,
+    return runWith(&session->model, session->context.get(), inputs, num_inputs, outputs,
                    num_outputs);
   });
 }

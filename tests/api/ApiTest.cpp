@@ -18,6 +18,8 @@
 #include <xtensor/xview.hpp>
 
 #include <atomic>
+#include <cstdint>
+#include <optional>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -311,4 +313,101 @@ TEST_CASE("C++ API: concurrency soak", "[soak]") {
   std::printf("soak: %d threads x %d runs over %zu models: %d runs, %d mismatches, %d errors\n",
               threads, runsPerThread, cases.size(), runs.load(), mismatches.load(),
               errors.load());
+}
+
+// Hostile but ordinary use (issue 22): every case is a status or a correct
+// result, never a signal, an abort or heap corruption.
+TEST_CASE("C++ API: hostile inputs and release orders", "[api]") {
+  auto codeOf = [](auto &&fn) {
+    try {
+      fn();
+    } catch (const jitrun::Error &e) {
+      return e.code();
+    }
+    return JITRUN_OK;
+  };
+  SECTION("a model keeps its runtime's workers alive") {
+    std::optional<jitrun::Model> model;
+    {
+      jitrun::Runtime rt(2);
+      model.emplace(loadText(rt, kMatmulBias));
+    } // the runtime handle is released first
+    xt::xarray<float> a = xt::ones<float>({5, 7}), w = xt::ones<float>({7, 3});
+    xt::xarray<float> b = xt::ones<float>({3});
+    auto r = model->run<float>({a, w, b});
+    CHECK(r.at(0)(0, 0) == 8.0f);
+  }
+  SECTION("a session keeps its model alive (C API)") {
+    jitrun_runtime_t rt = nullptr;
+    REQUIRE(jitrun_runtime_create(1, &rt) == nullptr);
+    jitrun_model_t m = nullptr;
+    REQUIRE(jitrun_model_load_buffer(rt, kMatmulBias, std::strlen(kMatmulBias), "t", nullptr,
+                                     &m) == nullptr);
+    jitrun_session_t s = nullptr;
+    REQUIRE(jitrun_session_create(m, &s) == nullptr);
+    jitrun_runtime_release(rt);
+    jitrun_model_release(m);
+    std::vector<float> a(35, 1.0f), w(21, 2.0f), b(3, 0.5f), out(15, 0.0f);
+    int64_t sa[] = {5, 7}, sw[] = {7, 3}, sb[] = {3}, so[] = {5, 3};
+    jitrun_tensor_t in[] = {{JITRUN_F32, 2, sa, a.data(), a.size() * 4},
+                            {JITRUN_F32, 2, sw, w.data(), w.size() * 4},
+                            {JITRUN_F32, 1, sb, b.data(), b.size() * 4}};
+    jitrun_tensor_t o[] = {{JITRUN_F32, 2, so, out.data(), out.size() * 4}};
+    jitrun_status_t st = jitrun_session_run(s, in, 3, o, 1);
+    CHECK(st == nullptr);
+    jitrun_status_free(st);
+    CHECK(out[14] == 14.5f);
+    jitrun_session_release(s);
+  }
+  SECTION("too many threads") {
+    jitrun_runtime_t rt = nullptr;
+    jitrun_status_t st = jitrun_runtime_create(100000, &rt);
+    CHECK(jitrun_status_code(st) == JITRUN_INVALID_ARGUMENT);
+    CHECK(std::string(jitrun_status_message(st)).find("100000 threads") != std::string::npos);
+    CHECK(rt == nullptr);
+    jitrun_status_free(st);
+  }
+  jitrun::Runtime rt(2);
+  SECTION("integer division by zero and MIN / -1") {
+    const char *div = R"(
+#map = affine_map<(i) -> (i)>
+func.func @main(%a: tensor<16xi32>, %b: tensor<16xi32>) -> tensor<16xi32> {
+  %e = tensor.empty() : tensor<16xi32>
+  %r = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<16xi32>, tensor<16xi32>) outs(%e : tensor<16xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %q = arith.divsi %x, %y : i32
+    linalg.yield %q : i32
+  } -> tensor<16xi32>
+  return %r : tensor<16xi32>
+})";
+    jitrun::Model model = loadText(rt, div);
+    xt::xarray<int32_t> a = xt::xarray<int32_t>::from_shape({16});
+    xt::xarray<int32_t> b = xt::xarray<int32_t>::from_shape({16});
+    for (int i = 0; i < 16; ++i) {
+      a(i) = i < 8 ? 7 : INT32_MIN;
+      b(i) = i < 8 ? 0 : -1;
+    }
+    auto r = model.run<int32_t>({a, b});
+    CHECK(r.at(0)(0) == 0);
+    CHECK(r.at(0)(15) == INT32_MIN);
+  }
+  SECTION("deep nesting through load_buffer") {
+    std::string text = "func.func @main() -> tensor<1xf32> {\n %c = arith.constant dense<" +
+                       std::string(20000, '[') + "1.0" + std::string(20000, ']') +
+                       "> : tensor<1xf32>\n return %c : tensor<1xf32>\n}\n";
+    CHECK(codeOf([&] { jitrun::Model::loadBuffer(rt, text.data(), text.size(), "deep"); }) ==
+          JITRUN_INVALID_ARGUMENT);
+  }
+  SECTION("a constant larger than the host") {
+    const char *huge = R"(
+func.func @main() -> tensor<100000x100000xf32> {
+  %c = arith.constant dense<1.0> : tensor<100000x100000xf32>
+  return %c : tensor<100000x100000xf32>
+})";
+    CHECK(codeOf([&] { loadText(rt, huge); }) == JITRUN_RESOURCE_EXHAUSTED);
+  }
+  SECTION("a device as the model") {
+    CHECK(codeOf([&] { jitrun::Model::load(rt, "/dev/zero"); }) == JITRUN_INVALID_ARGUMENT);
+  }
 }

@@ -3,7 +3,9 @@
  * Load a model once, run it many times, from as many threads as you like.
  * Every call returns a status (NULL means success) whose message says what
  * went wrong; nothing here aborts, exits or prints. Handles are opaque and
- * freed by their own *_release/*_free call; releasing NULL is a no-op.
+ * freed by their own _release or _free call, in any order: a model keeps
+ * its runtime's workers alive and a session its model. Releasing NULL is a
+ * no-op.
  *
  *   jitrun_runtime_t   the worker threads; shared by every model loaded on it
  *   jitrun_options_t   how to compile: fusion mode, stack and memory limits...
@@ -116,13 +118,15 @@ typedef struct jitrun_tensor_desc_s {
 typedef struct jitrun_runtime_s *jitrun_runtime_t;
 
 /** Creates `threads` worker threads, the caller of a run included (0: one per
- *  core, 1: runs on the caller only). Models loaded on one runtime share its
- *  workers, so N models never start N pools. */
+ *  core, 1: runs on the caller only; more than 1024 is INVALID_ARGUMENT).
+ *  Models loaded on one runtime share its workers, so N models never start N
+ *  pools. */
 JITRUN_API jitrun_status_t jitrun_runtime_create(uint32_t threads,
                                                  jitrun_runtime_t *out);
 /** The threads that run a workgroup grid, the caller included. */
 JITRUN_API uint32_t jitrun_runtime_threads(jitrun_runtime_t runtime);
-/** Joins the workers. Every model loaded on it must be released first. */
+/** Drops the caller's handle; the workers are joined once the last model
+ *  loaded on the runtime is released too. */
 JITRUN_API void jitrun_runtime_release(jitrun_runtime_t runtime);
 
 /*===----------------------------------------------------------------------===*

@@ -240,7 +240,7 @@ private:
 };
 
 /// A compiled model. Movable, not copyable; run from as many threads as you
-/// like. The Runtime it was loaded on must outlive it.
+/// like. It keeps the workers of the Runtime it was loaded on alive.
 class Model {
 public:
   /// Reads, fuses and compiles the model at `path` (.mlir or .mlirbc).
