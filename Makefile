@@ -1,6 +1,9 @@
 # jitrun: the two quick-start commands. Each installs what is missing, configures, builds, then runs.
 BUILD ?= build
 MODEL ?= $(BUILD)/models/tiny_cnn.mlirbc
+# One --input per model argument: SHAPExTYPE is seeded random data (see
+# `jitrun --help`); the bundled model takes one 32x32 RGB image.
+INPUTS ?= --input=1x32x32x3xf32
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
@@ -20,7 +23,7 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	$(BUILD)/tools/jitrun $(MODEL) --dump-statistics=pretty --benchmark=10
+	$(BUILD)/tools/jitrun $(MODEL) $(INPUTS) --dump-statistics=pretty --benchmark=10
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
