@@ -449,13 +449,14 @@ static FailureOr<linalg::GenericOp> shiftInt8Rhs(RewriterBase &rewriter, linalg:
     sumShape.push_back(initType.getDimSize(pos));
   }
 
+  // Read before generalizing: generalizeNamedOp erases a named `op`.
+  Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   FailureOr<linalg::GenericOp> generic = isa<linalg::GenericOp>(op.getOperation())
                                              ? cast<linalg::GenericOp>(op.getOperation())
                                              : linalg::generalizeNamedOp(rewriter, op);
   if (failed(generic))
     return failure();
-  Location loc = op.getLoc();
   Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
   rewriter.setInsertionPoint(*generic);
   Value lhs = generic->getDpsInputOperand(0)->get();
