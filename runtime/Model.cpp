@@ -187,7 +187,7 @@ inline void callKernel(KernelFn fn, void **argv, int64_t wg) {
 }
 
 struct Command {
-  enum Kind { Dispatch, Fill, Copy, CopyWhole, Scalar, Extract, For, While } kind;
+  enum Kind { Dispatch, Fill, Copy, CopyWhole, Scalar, Extract, For, While, If } kind;
   // Dispatch
   KernelFn fn = nullptr;
   int kernel = -1; // index of the distinct kernel
@@ -220,7 +220,8 @@ struct Command {
   // For: iv = lb; iv < ub; iv += step (registers a, b, c; iv in reg), body
   // in (this, end). While: the before region in (this, beforeEnd), whose last
   // command sets register `reg` (the condition); the after region in
-  // [beforeEnd, end).
+  // [beforeEnd, end). If: register `reg` picks the then region in
+  // (this, beforeEnd) or the else region in [beforeEnd, end).
   size_t beforeEnd = 0, end = 0;
 };
 
@@ -293,6 +294,7 @@ public:
       case Command::Scalar:
       case Command::For:
       case Command::While:
+      case Command::If:
         break;
       }
     }
@@ -545,20 +547,22 @@ public:
                        : static_cast<uint64_t>(v) & ((uint64_t(1) << width) - 1);
   }
 
-  /// One scalar command; an error for a division by zero (not UB on the host).
+  /// One scalar command. Integer division has the kernels' semantics
+  /// (jitrun-codegen-safe-arith): x / 0 = 0, x % 0 = 0, MIN / -1 = MIN.
   static llvm::Error runScalar(const Command &c, RunContext &ctx) {
     std::vector<int64_t> &I = ctx.ints;
     std::vector<double> &F = ctx.floats;
     int64_t a = c.a >= 0 ? I[c.a] : 0, b = c.b >= 0 ? I[c.b] : 0;
     double fa = c.a >= 0 ? F[c.a] : 0, fb = c.b >= 0 ? F[c.b] : 0;
     unsigned w = c.width, ow = c.operandWidth;
-    auto divisor = [&](int64_t d) -> llvm::Error {
-      if (d == 0)
-        return makeError(ErrorCode::RuntimeError,
-                         "jitrun: error: division by zero in host arithmetic");
-      return llvm::Error::success();
-    };
     auto u = [&](int64_t v) { return unsignedOf(v, ow); };
+    // Registers hold i1 as 0/1; read signed, true is -1.
+    if (ow == 1 && (c.scalar == ScalarOp::DivSI || c.scalar == ScalarOp::RemSI ||
+                    c.scalar == ScalarOp::MaxSI || c.scalar == ScalarOp::MinSI ||
+                    c.scalar == ScalarOp::ExtSI || c.scalar == ScalarOp::CmpI)) {
+      a = -(a & 1);
+      b = -(b & 1);
+    }
     int64_t r = 0;
     double f = 0;
     switch (c.scalar) {
@@ -566,24 +570,16 @@ public:
     case ScalarOp::SubI: r = static_cast<int64_t>(uint64_t(a) - uint64_t(b)); break;
     case ScalarOp::MulI: r = static_cast<int64_t>(uint64_t(a) * uint64_t(b)); break;
     case ScalarOp::DivSI:
-      if (llvm::Error e = divisor(b))
-        return e;
-      r = (b == -1) ? static_cast<int64_t>(0 - uint64_t(a)) : a / b;
+      r = b == 0 ? 0 : (b == -1) ? static_cast<int64_t>(0 - uint64_t(a)) : a / b;
       break;
     case ScalarOp::RemSI:
-      if (llvm::Error e = divisor(b))
-        return e;
-      r = (b == -1) ? 0 : a % b;
+      r = (b == 0 || b == -1) ? 0 : a % b;
       break;
     case ScalarOp::DivUI:
-      if (llvm::Error e = divisor(b))
-        return e;
-      r = static_cast<int64_t>(u(a) / u(b));
+      r = u(b) == 0 ? 0 : static_cast<int64_t>(u(a) / u(b));
       break;
     case ScalarOp::RemUI:
-      if (llvm::Error e = divisor(b))
-        return e;
-      r = static_cast<int64_t>(u(a) % u(b));
+      r = u(b) == 0 ? 0 : static_cast<int64_t>(u(a) % u(b));
       break;
     case ScalarOp::MaxSI: r = std::max(a, b); break;
     case ScalarOp::MinSI: r = std::min(a, b); break;
@@ -706,7 +702,7 @@ public:
     for (size_t ci = begin; ci < end; ++ci) {
       const Command &c = commands[ci];
       std::chrono::steady_clock::time_point start;
-      if (timed && c.kind != Command::For && c.kind != Command::While)
+      if (timed && c.kind != Command::For && c.kind != Command::While && c.kind != Command::If)
         start = std::chrono::steady_clock::now();
       switch (c.kind) {
       case Command::Dispatch: {
@@ -766,6 +762,15 @@ public:
         ci = c.end - 1;
         continue;
       }
+      case Command::If:
+        if (ctx.ints[c.reg] & 1) {
+          if (llvm::Error e = runRange(ci + 1, c.beforeEnd, pool, ctx, commandSeconds))
+            return e;
+        } else if (llvm::Error e = runRange(c.beforeEnd, c.end, pool, ctx, commandSeconds)) {
+          return e;
+        }
+        ci = c.end - 1;
+        continue;
       case Command::While:
         while (true) {
           if (llvm::Error e = runRange(ci + 1, c.beforeEnd, pool, ctx, commandSeconds))
@@ -1914,6 +1919,36 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
         bufferOf[res] = b;
       continue;
     }
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      std::optional<int> cond = scalarReg(branch.getCondition());
+      if (!cond)
+        return opError(&op, *this, "the scf.if condition must be a host scalar");
+      std::vector<int> results;
+      for (Value r : branch.getResults()) {
+        if (!specOf(r.getType()))
+          return opError(&op, *this,
+                         "scf.if yielding a scalar or dynamically shaped value is not "
+                         "supported by jitrun's host program yet; yield a static tensor");
+        results.push_back(newIntermediate(r));
+      }
+      size_t at = p.commands.size();
+      Command c{Command::If};
+      c.reg = *cond;
+      c.name = "scf.if";
+      p.commands.push_back(std::move(c));
+      carriedStack.push_back(results);
+      if (llvm::Error e = emitBlock(branch.getThenRegion().front()))
+        return e;
+      p.commands[at].beforeEnd = p.commands.size();
+      if (!branch.getElseRegion().empty())
+        if (llvm::Error e = emitBlock(branch.getElseRegion().front()))
+          return e;
+      carriedStack.pop_back();
+      p.commands[at].end = p.commands.size();
+      for (auto [res, b] : llvm::zip(branch.getResults(), results))
+        bufferOf[res] = b;
+      continue;
+    }
     if (auto cond = dyn_cast<scf::ConditionOp>(op)) {
       std::optional<int> r = scalarReg(cond.getCondition());
       if (!r || whileStack.empty())
@@ -1923,8 +1958,8 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
       continue;
     }
     if (auto yield = dyn_cast<scf::YieldOp>(op)) {
-      if (carriedStack.empty() || !isa<scf::ForOp, scf::WhileOp>(op.getParentOp()))
-        return opError(&op, *this, "scf.yield outside scf.for/scf.while");
+      if (carriedStack.empty() || !isa<scf::ForOp, scf::WhileOp, scf::IfOp>(op.getParentOp()))
+        return opError(&op, *this, "scf.yield outside scf.for, scf.while or scf.if");
       transfer(yield.getOperands(), carriedStack.back());
       continue;
     }
