@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/ValueBoundsOpInterfaceImpl.h"
@@ -146,6 +147,7 @@ void registerJitrunDialects(DialectRegistry &registry) {
                   scf::SCFDialect, tensor::TensorDialect, tosa::TosaDialect,
                   ub::UBDialect, vector::VectorDialect>();
   affine::registerValueBoundsOpInterfaceExternalModels(registry);
+  func::registerInlinerExtension(registry); // calls inline into the entry
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   arith::registerValueBoundsOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);

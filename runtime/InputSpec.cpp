@@ -267,10 +267,18 @@ llvm::Expected<HostTensor> jitrun::parseInputSpec(llvm::StringRef spec,
   llvm::SmallVector<llvm::StringRef, 8> parts;
   typePart.split(parts, 'x');
   std::optional<ElementType> type = parseElementType(parts.back().trim());
-  if (!type)
-    return error("unknown element type '" + parts.back() +
+  if (!type) {
+    // The type is what follows the leading DIMx groups: in "4xindex" the
+    // 'x' of "index" split the type itself.
+    size_t start = typePart.find_first_not_of("0123456789x? ");
+    llvm::StringRef named = start == llvm::StringRef::npos ? parts.back() : typePart.drop_front(start);
+    if (named == "index")
+      return error("'index' has no fixed size in memory; give the model's tensor an integer "
+                   "type such as i64, and the input as in 4xi64=1");
+    return error("unknown element type '" + named +
                  "' (expected f32, f64, f16, bf16, i1, i8, i16, i32, i64 or "
                  "ui8 after the dimensions, as in 2x3xf32)");
+  }
   std::vector<int64_t> shape;
   for (llvm::StringRef dim : llvm::ArrayRef(parts).drop_back()) {
     dim = dim.trim();

@@ -36,6 +36,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -2136,7 +2137,40 @@ static llvm::Error checkSupported(func::FuncOp entry, CompiledModel::Impl &impl)
                      "argument " + llvm::Twine(arg.getArgNumber()) +
                          " has a dynamic shape; jitrun runs static shapes only");
   llvm::Error result = llvm::Error::success();
+  auto typeText = [](Type t) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << t;
+    return s;
+  };
   entry.walk([&](Operation *op) {
+    // What the import left unconverted: TOSA lowers computation on unsigned
+    // integers to casts it cannot resolve.
+    auto cast = dyn_cast<UnrealizedConversionCastOp>(op);
+    if (cast && !op->getParentOfType<linalg::LinalgOp>()) {
+      Type from = cast->getOperandTypes().empty() ? Type() : cast->getOperandTypes().front();
+      Type to = cast->getResultTypes().empty() ? Type() : cast->getResultTypes().front();
+      Type unsignedType = getElementTypeOrSelf(from).isUnsignedInteger() ? from : to;
+      result = opError(op, impl,
+                       getElementTypeOrSelf(unsignedType).isUnsignedInteger()
+                           ? "this op computes on unsigned integers (" + typeText(unsignedType) +
+                                 "), which the TOSA lowering does not support; use signless "
+                                 "integers (i8) and tosa.rescale or tosa.cast where the "
+                                 "signedness matters"
+                           : "the import left a value of type " +
+                                 (from ? typeText(from) : std::string("?")) +
+                                 " that could not be converted to " +
+                                 (to ? typeText(to) : std::string("?")));
+      return WalkResult::interrupt();
+    }
+    auto isComplex = [](Type t) { return isa<ComplexType>(getElementTypeOrSelf(t)); };
+    if (llvm::any_of(op->getResultTypes(), isComplex) ||
+        llvm::any_of(op->getOperandTypes(), isComplex)) {
+      result = opError(op, impl,
+                       "complex numbers are not supported by jitrun ('" +
+                           op->getName().getStringRef() + "' on complex values)");
+      return WalkResult::interrupt();
+    }
     for (Type t : op->getResultTypes()) {
       if (auto shaped = dyn_cast<ShapedType>(t); shaped && !shaped.hasStaticShape()) {
         result = opError(op, impl,
@@ -2210,6 +2244,33 @@ llvm::Error CompiledModel::Impl::compile(llvm::StringRef bytes, llvm::StringRef 
                        "with --function=NAME");
   }
   std::string entryName = entry.getSymName().str();
+  // Functions the entry calls are inlined into it (no canonicalization on
+  // the way: the entry is imported as written); a call that remains
+  // (recursion, an external function) is an error that names it.
+  bool hasCalls = false;
+  entry.walk([&](func::CallOp) { hasCalls = true; });
+  if (hasCalls) {
+    Diagnostics inlineDiags;
+    if (llvm::Error e = runPasses(*module, [](PassManager &pm) {
+          pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
+        }, inlineDiags))
+      return e;
+    entry = module->lookupSymbol<func::FuncOp>(entryName);
+    llvm::Error callError = llvm::Error::success();
+    entry.walk([&](func::CallOp call) {
+      func::FuncOp callee = module->lookupSymbol<func::FuncOp>(call.getCallee());
+      llvm::cantFail(std::move(callError));
+      callError = opError(call, *this,
+                          "the call to @" + call.getCallee() + " cannot be inlined (" +
+                              (!callee ? "no such function"
+                               : callee.isExternal() ? "an external function"
+                                                     : "a recursive call") +
+                              "); jitrun compiles one function with its callees inlined");
+      return WalkResult::interrupt();
+    });
+    if (callError)
+      return callError;
+  }
   // Only the entry function is compiled.
   for (auto fn : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
     if (fn != entry)

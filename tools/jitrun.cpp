@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <immintrin.h>
@@ -453,6 +454,10 @@ static int run(int argc, char **argv) {
   if (!dumpStatistics.empty() && dumpStatistics != "json" && dumpStatistics != "csv" &&
       dumpStatistics != "pretty")
     return fail("--dump-statistics must be json, csv or pretty, not '" + dumpStatistics + "'");
+  for (auto *tol : {&absTol, &relTol})
+    if (!std::isfinite(*tol) || *tol < 0)
+      return fail("--" + tol->ArgStr + " must be a finite number of at least 0, not " +
+                  std::to_string(*tol));
   if (fusion != "default" && fusion != "aggressive" && fusion != "none")
     return fail("--fusion must be default, aggressive or none, not '" + fusion + "'");
   if (dumpDispatchGraph.getNumOccurrences() && dumpDispatchGraph.empty())
