@@ -539,17 +539,22 @@ struct FoldInverseTransposes : public OpInterfaceRewritePattern<linalg::LinalgOp
 };
 
 /// True when `op` reads `operand` at its own loop indices: an identity map,
-/// up to torch-mlir's constant 0 for a dimension of size 1.
+/// up to torch-mlir's constant 0 for a loop of extent 1. A constant 0 over a
+/// longer loop is a broadcast, not an elementwise read (squeeze-excite's
+/// 1xCx1x1 gate read through (0, d1, 0, 0) into a 1xCxHxW image): the
+/// operand holds fewer elements than the loops visit, so the transpose's
+/// input cannot stand in for it at an identity map.
 static bool readsElementwise(linalg::GenericOp op, OpOperand *operand) {
   AffineMap map = op.getMatchingIndexingMap(operand);
   auto type = dyn_cast<RankedTensorType>(operand->get().getType());
   if (!type || map.getNumResults() != map.getNumDims())
     return false;
+  SmallVector<int64_t> loops = op.getStaticLoopRanges();
   for (auto [i, expr] : llvm::enumerate(map.getResults())) {
     if (auto d = dyn_cast<AffineDimExpr>(expr); d && d.getPosition() == i)
       continue;
     auto c = dyn_cast<AffineConstantExpr>(expr);
-    if (!c || c.getValue() != 0 || type.getDimSize(i) != 1)
+    if (!c || c.getValue() != 0 || type.getDimSize(i) != 1 || loops[i] != 1)
       return false;
   }
   return true;
