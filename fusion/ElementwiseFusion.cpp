@@ -303,6 +303,23 @@ struct FoldConstantSlice : public OpRewritePattern<tensor::ExtractSliceOp> {
 /// 64 Mi elements: 256 MiB of f32.
 constexpr int64_t kMaxFoldedConstantElements = int64_t(64) << 20;
 
+/// The body-size cap of the first fusion round (see runOnOperation). The
+/// largest fused body in the zoo has 43 ops (deeplab_v3's bilinear resize).
+constexpr size_t kFirstRoundBodyOps = 64;
+
+/// Whether fusing across `operand` would make a body of more than `limit`
+/// ops (terminators excluded). Counts at most limit + 2 ops.
+static bool fusedBodyExceeds(OpOperand *operand, size_t limit) {
+  size_t n = 0;
+  for (Operation *op : {operand->get().getDefiningOp(), operand->getOwner()})
+    for (Operation &inner : op->getRegion(0).front()) {
+      (void)inner;
+      if (++n > limit + 2)
+        return true;
+    }
+  return false;
+}
+
 struct ElementwiseFusionPass final
     : public impl::ElementwiseFusionPassBase<ElementwiseFusionPass> {
   using Base::Base;
@@ -332,16 +349,39 @@ struct ElementwiseFusionPass final
       if (failed(applyPatternsGreedily(func, std::move(patterns))))
         return signalPassFailure();
     }
+    // A fusion clones both bodies into a new op, so a body that grows with
+    // every fusion (a chain of N elementwise ops fused into one) costs
+    // O(N^2): 20000 chained ops took two minutes. Fusion runs in rounds
+    // instead: the first refuses a fusion whose body would pass
+    // kFirstRoundBodyOps ops, each later round doubles the cap, until a round
+    // refuses nothing for size. The pieces a round leaves merge pairwise in
+    // the next: O(N log N) clones. A model whose bodies stay under the first
+    // cap (every zoo model) runs one round, the very run it always had; past
+    // it, only the operand cap (counted before operands are deduplicated,
+    // so order-dependent) can end fusion elsewhere than one op at a time did.
     RewritePatternSet patterns(ctx);
     unsigned cap = maxOperands;
+    size_t bodyCap = kFirstRoundBodyOps;
+    bool refusedForSize = false;
     linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [cap](OpOperand *operand) {
-          return shouldFuseElementwise(operand, cap);
+        patterns, [cap, &bodyCap, &refusedForSize](OpOperand *operand) {
+          if (!shouldFuseElementwise(operand, cap))
+            return false;
+          if (fusedBodyExceeds(operand, bodyCap)) {
+            refusedForSize = true;
+            return false;
+          }
+          return true;
         });
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    // The greedy driver runs the patterns to a fixed point.
-    if (failed(applyPatternsGreedily(func, std::move(patterns))))
-      return signalPassFailure();
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    do {
+      refusedForSize = false;
+      // The greedy driver runs the patterns to a fixed point under this cap.
+      if (failed(applyPatternsGreedily(func, frozen)))
+        return signalPassFailure();
+      bodyCap *= 2;
+    } while (refusedForSize);
     numGenericAfter = countGenerics(func);
   }
 
