@@ -75,7 +75,7 @@ FUZZ_SEEDS = $(wildcard $(ASAN_BUILD)/zoo/*.mlirbc ../shared/corpus/*.mlir \
 	tests/cli/*.mlir tests/fusion/*.mlir)
 FUZZ_SEED_MAX_BYTES ?= 65536
 
-.PHONY: setup-sanitize test-sanitize test-asan test-tsan fuzz fuzz-build fuzz-regressions
+.PHONY: setup-sanitize test-sanitize test-asan test-asan-ci test-tsan fuzz fuzz-build fuzz-regressions
 setup-sanitize:
 	@bash scripts/setup.sh sanitize
 
@@ -114,6 +114,23 @@ fuzz: fuzz-regressions
 	  status=$$(cat $(FUZZ_DIR)/status); \
 	  grep -E 'stat::number_of_executed_units|^Done [0-9]+ runs' $(FUZZ_DIR)/fuzz.log; \
 	  ls $(FUZZ_DIR)/artifacts; exit $$status
+
+# CI's sanitizer pass (`.ci/run`): an ASan+UBSan build at -O1 with line
+# tables only (a third of RelWithDebInfo's build time) of the libraries, the
+# CLI, jit-opt, the unit and API tests, and a run of the suites that reach
+# every pass and the API: unit tests, the C and C++ API tests, the lit tests
+# of every fusion, codegen and import pass and the CLI's hostile-input tests.
+ASAN_CI_BUILD ?= build-asan-ci
+ASAN_CI_LIT ?= (codegen|fusion|import)/|cli/(integer_division|gather_out_of_range|bool_tensors|file_kinds|kernel_cache|calls_and_messages|host_if|deep_nesting|huge_constant|random_bytes|truncated_mlir|memory_limit|int8_matmul_epilogue_values|wrong_input|squeeze_excite|parallel_pad|pad_border_fill)
+test-asan-ci: setup-sanitize
+	cmake -S . -B $(ASAN_CI_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+	  -DCMAKE_C_FLAGS_RELEASE='-O1 -gline-tables-only' -DCMAKE_CXX_FLAGS_RELEASE='-O1 -gline-tables-only' \
+	  -DJITRUN_SANITIZE=address $(CMAKE_FLAGS)
+	cmake --build $(ASAN_CI_BUILD) -j $(JOBS) --target jitrun jit-opt jitrun_models \
+	  jitrun_unit_tests jitrun_api_c_test jitrun_api_tests
+	cd $(ASAN_CI_BUILD) && env $(SAN_ENV) LIT_FILTER='$(ASAN_CI_LIT)' \
+	  ctest --output-on-failure -j $(JOBS) -R '^(unit_tests|api\.c|api\.cpp|lit)$$'
 
 # Keeps going after a failure so that one run reports all three parts.
 test-sanitize:
