@@ -15,13 +15,16 @@
 //
 // RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32=27,7,1,97 | FileCheck %s --check-prefix=STEPS
 // RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32=27,7,1,97 --fusion=aggressive --threads=2 | FileCheck %s --check-prefix=STEPS
-// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32 --reference --output=@%t.ref.npy
-// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32 --threads=1 --expected_output=@%t.ref.npy | FileCheck %s --check-prefix=MATCH
-// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32 --threads=2 --fusion=aggressive --expected_output=@%t.ref.npy | FileCheck %s --check-prefix=MATCH
-// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32 --threads=2 --fusion=none --expected_output=@%t.ref.npy | FileCheck %s --check-prefix=MATCH
+// Start values whose loops run long (871: 178 steps, 77031: 350; -9.7 is 9):
+// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32=871,6171,77031,-9.7 --reference --output=@%t.ref.npy
+// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32=871,6171,77031,-9.7 --reference | FileCheck %s --check-prefix=LONG
+// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32=871,6171,77031,-9.7 --threads=1 --expected_output=@%t.ref.npy | FileCheck %s --check-prefix=MATCH
+// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32=871,6171,77031,-9.7 --threads=2 --fusion=aggressive --expected_output=@%t.ref.npy | FileCheck %s --check-prefix=MATCH
+// RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32=871,6171,77031,-9.7 --threads=2 --fusion=none --expected_output=@%t.ref.npy | FileCheck %s --check-prefix=MATCH
 // RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32 --dump-statistics=json | FileCheck %s --check-prefix=STATS
 // RUN: %jitrun %zoo/collatz.mlirbc --input=4xf32 --fusion=aggressive --dump-statistics=json | FileCheck %s --check-prefix=AGGR
 // STEPS: result[0]: 4xi32=111 16 0 118
+// LONG: result[0]: 4xi32=178 261 350 19
 // MATCH: result[0]: matches the expected output
 // STATS: "function": "main", "fusion": "default", "generic_before": 4, "generic_after": 4, "root_ops": 1, "dispatch_regions": 4, "dispatches": 4, "executables": 4, "fills": 1, "copies": 4,
 // STATS-SAME: "scalar_kernels": 0,
