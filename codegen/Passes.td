@@ -140,4 +140,18 @@ def StoreI1AsBytesPass : Pass<"jitrun-codegen-store-i1-as-bytes", "ModuleOp"> {
                            "vector::VectorDialect", "scf::SCFDialect"];
 }
 
+def SoftBf16ConversionsPass : Pass<"jitrun-codegen-soft-bf16", "func::FuncOp"> {
+  let summary = "bf16 conversions in integer arithmetic where the CPU has no bf16 instructions";
+  let description = [{
+    Without AVX512_BF16, LLVM lowers `arith.truncf` to bf16 to a call to
+    `__truncsfbf2`, a compiler-rt function the JIT cannot resolve (so every
+    bf16 model failed under --force-avx2 and on AVX-512 hosts without BF16).
+    After upstream's arith-emulate-unsupported-floats has moved bf16
+    arithmetic to f32, `arith.extf`/`arith.truncf` between f32 and bf16,
+    scalar or vector, become shifts and integer rounding (round to nearest even, NaN kept
+    quiet), as the host's own conversions do.
+  }];
+  let dependentDialects = ["arith::ArithDialect"];
+}
+
 #endif // JITRUN_CODEGEN_PASSES

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
@@ -82,6 +83,13 @@ void buildKernelPipeline(OpPassManager &pm, const CodegenOptions &options) {
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createStoreI1AsBytesPass());
+  if (!options.nativeBf16) {
+    // bf16 arithmetic in f32, then the conversions as integer code: LLVM
+    // would otherwise call compiler-rt's __truncsfbf2, which the JIT lacks.
+    pm.addNestedPass<func::FuncOp>(arith::createArithEmulateUnsupportedFloats(
+        arith::ArithEmulateUnsupportedFloatsOptions{{"bf16"}, "f32"}));
+    pm.addNestedPass<func::FuncOp>(createSoftBf16ConversionsPass());
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // 7. The static stack-allocation limit.

@@ -1,0 +1,32 @@
+//===- SoftBf16Conversions.cpp - bf16 conversions without AVX512_BF16 ----===//
+//
+// See Passes.td: upstream's bf16 expansion patterns (arith-expand's
+// include-bf16 part), applied alone so that no other arith op changes form.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Passes.h"
+
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace jitrun {
+#define GEN_PASS_DEF_SOFTBF16CONVERSIONSPASS
+#include "codegen/Passes.h.inc"
+} // namespace jitrun
+
+using namespace mlir;
+
+namespace jitrun {
+namespace {
+struct SoftBf16ConversionsPass final
+    : public impl::SoftBf16ConversionsPassBase<SoftBf16ConversionsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    arith::populateExpandBFloat16Patterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace
+} // namespace jitrun
