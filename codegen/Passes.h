@@ -42,9 +42,6 @@ struct CodegenOptions {
   unsigned targetWorkgroups = 32;
   /// AVX-512 VNNI: i8 x i8 -> i32 contractions become vpdpbusd.
   bool vnni = false;
-  /// AVX512_BF16: f32 <-> bf16 conversions are instructions; without it they
-  /// are expanded to integer code (jitrun-codegen-soft-bf16).
-  bool nativeBf16 = false;
 };
 
 /// Attribute names the codegen passes leave on kernel functions.

@@ -126,31 +126,41 @@ def SafeKernelArithPass : Pass<"jitrun-codegen-safe-arith", "func::FuncOp"> {
   let dependentDialects = ["arith::ArithDialect", "tensor::TensorDialect"];
 }
 
-def StoreI1AsBytesPass : Pass<"jitrun-codegen-store-i1-as-bytes", "ModuleOp"> {
-  let summary = "Booleans in memory take a byte each, as NumPy's bool";
+def LegalizeMemoryTypesPass : Pass<"jitrun-codegen-legalize-memory-types", "ModuleOp"> {
+  let summary = "i1 and bf16 buffers held as i8 and i16";
   let description = [{
-    LLVM stores a `vector<N x i1>` as N packed bits, while every buffer the
-    host sees (inputs, results, intermediates between dispatches) holds one
-    byte per boolean. After vector lowering, every `memref<... x i1>` (kernel
-    arguments, stack temporaries, globals, views) becomes `memref<... x i8>`:
-    loads are followed by `arith.trunci` to i1 and stores preceded by
-    `arith.extui` to i8, scalar and vector alike; masks stay i1 in registers.
+    Booleans: LLVM stores a `vector<N x i1>` as N packed bits, while every
+    buffer the host sees (inputs, results, intermediates between dispatches)
+    holds one byte per boolean. bf16: LLVM's lowering of bf16 vector loads
+    and stores aborts on odd shapes (a 17-element tail). After vector
+    lowering, every `memref<... x i1>` (kernel arguments, stack temporaries,
+    globals, views) becomes `memref<... x i8>`, with loads followed by
+    `arith.trunci` and stores preceded by `arith.extui`, and every
+    `memref<... x bf16>` becomes `memref<... x i16>` behind `arith.bitcast`s,
+    scalar and vector alike; masks stay i1 in registers.
   }];
   let dependentDialects = ["arith::ArithDialect", "memref::MemRefDialect",
                            "vector::VectorDialect", "scf::SCFDialect"];
 }
 
 def SoftBf16ConversionsPass : Pass<"jitrun-codegen-soft-bf16", "func::FuncOp"> {
-  let summary = "bf16 conversions in integer arithmetic where the CPU has no bf16 instructions";
+  let summary = "bf16 conversions that round at every op, as integer code";
   let description = [{
-    Without AVX512_BF16, LLVM lowers `arith.truncf` to bf16 to a call to
-    `__truncsfbf2`, a compiler-rt function the JIT cannot resolve (so every
-    bf16 model failed under --force-avx2 and on AVX-512 hosts without BF16).
-    After upstream's arith-emulate-unsupported-floats has moved bf16
-    arithmetic to f32, `arith.extf`/`arith.truncf` between f32 and bf16,
-    scalar or vector, become shifts and integer rounding (round to nearest even, NaN kept
-    quiet), as the host's own conversions do.
+    Runs after upstream's arith-emulate-unsupported-floats has moved bf16
+    arithmetic to f32 between `arith.extf` and `arith.truncf`. The pair
+    inherits the op's fast-math flags, and `extf(truncf(x))` with
+    `contract` folds to `x`, which would skip the rounding the program asks
+    for (x * x + x in bf16 came out 6.40625 instead of 6.375): the flags of
+    every f32 <-> bf16 conversion are cleared. With `expand`, the
+    conversions, scalar or vector, become shifts and integer rounding (round
+    to nearest even, NaN kept quiet, denormals kept): LLVM's bf16 lowering
+    aborted on odd vector shapes with AVX512_BF16 and called compiler-rt's
+    `__truncsfbf2`, which the JIT cannot resolve, without it.
   }];
+  let options = [
+    Option<"expand", "expand", "bool", /*default=*/"true",
+           "Expand the conversions to integer code">,
+  ];
   let dependentDialects = ["arith::ArithDialect"];
 }
 

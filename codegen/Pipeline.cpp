@@ -32,6 +32,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/SubsetInsertionOpInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
@@ -82,14 +83,18 @@ void buildKernelPipeline(OpPassManager &pm, const CodegenOptions &options) {
   pm.addNestedPass<func::FuncOp>(createLowerVectorsPass(LowerVectorsPassOptions{options.vnni}));
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));
-  pm.addPass(createStoreI1AsBytesPass());
-  if (!options.nativeBf16) {
-    // bf16 arithmetic in f32, then the conversions as integer code: LLVM
-    // would otherwise call compiler-rt's __truncsfbf2, which the JIT lacks.
-    pm.addNestedPass<func::FuncOp>(arith::createArithEmulateUnsupportedFloats(
-        arith::ArithEmulateUnsupportedFloatsOptions{{"bf16"}, "f32"}));
-    pm.addNestedPass<func::FuncOp>(createSoftBf16ConversionsPass());
-  }
+  pm.addPass(createLegalizeMemoryTypesPass());
+  // 16-bit floats compute in f32, rounded back after every op as the
+  // program says: math on f16/bf16 and bf16 arithmetic explicitly, and the
+  // bf16 conversions as integer code. LLVM's own bf16 lowering aborted
+  // instruction selection on odd vector shapes even with AVX512_BF16 (a
+  // 17-element tail: "Do not know how to soft promote this operator's
+  // operand") and, without it, called compiler-rt's __truncsfbf2, which the
+  // JIT cannot resolve.
+  pm.addNestedPass<func::FuncOp>(math::createMathExtendToSupportedTypes());
+  pm.addNestedPass<func::FuncOp>(arith::createArithEmulateUnsupportedFloats(
+      arith::ArithEmulateUnsupportedFloatsOptions{{"bf16"}, "f32"}));
+  pm.addNestedPass<func::FuncOp>(createSoftBf16ConversionsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // 7. The static stack-allocation limit.

@@ -1,7 +1,8 @@
 //===- SoftBf16Conversions.cpp - bf16 conversions without AVX512_BF16 ----===//
 //
-// See Passes.td: upstream's bf16 expansion patterns (arith-expand's
-// include-bf16 part), applied alone so that no other arith op changes form.
+// See Passes.td: the conversions' fast-math flags cleared, then upstream's
+// bf16 expansion patterns (arith-expand's include-bf16 part), applied alone
+// so that no other arith op changes form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +22,19 @@ namespace jitrun {
 namespace {
 struct SoftBf16ConversionsPass final
     : public impl::SoftBf16ConversionsPassBase<SoftBf16ConversionsPass> {
+  using Base::Base;
   void runOnOperation() override {
+    auto isBf16 = [](Type t) { return getElementTypeOrSelf(t).isBF16(); };
+    getOperation().walk([&](Operation *op) {
+      if (!isa<arith::ExtFOp, arith::TruncFOp>(op) ||
+          !(isBf16(op->getOperand(0).getType()) || isBf16(op->getResult(0).getType())))
+        return;
+      if (auto fmf = dyn_cast<arith::ArithFastMathInterface>(op))
+        op->setAttr(fmf.getFastMathAttrName(),
+                    arith::FastMathFlagsAttr::get(op->getContext(), arith::FastMathFlags::none));
+    });
+    if (!expand)
+      return;
     RewritePatternSet patterns(&getContext());
     arith::populateExpandBFloat16Patterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

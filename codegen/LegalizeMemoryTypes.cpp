@@ -1,11 +1,13 @@
-//===- StoreI1AsBytes.cpp - one byte per boolean in memory ---------------===//
+//===- LegalizeMemoryTypes.cpp - i1 and bf16 buffers as i8 and i16 -------===//
 //
 // See Passes.td. A dialect conversion whose type converter turns
-// memref<... x i1> into memref<... x i8>: ops that only pass a buffer along
-// (views, allocations, copies) are rebuilt with the new types; ops that move
-// booleans between memory and registers widen what they store and narrow
-// what they load. Any op left touching an i1 buffer fails the conversion,
-// loudly, rather than packing bits.
+// memref<... x i1> into memref<... x i8> and memref<... x bf16> into
+// memref<... x i16>: ops that only pass a buffer along (views, allocations,
+// copies) are rebuilt with the new types; ops that move values between
+// memory and registers convert what they store and what they load (extui and
+// trunci for booleans, bitcasts for bf16). Any op left touching such a
+// buffer fails the conversion, loudly, rather than packing bits or reaching
+// LLVM's bf16 lowering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +17,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace jitrun {
-#define GEN_PASS_DEF_STOREI1ASBYTESPASS
+#define GEN_PASS_DEF_LEGALIZEMEMORYTYPESPASS
 #include "codegen/Passes.h.inc"
 } // namespace jitrun
 
@@ -24,13 +26,35 @@ using namespace mlir;
 namespace jitrun {
 namespace {
 
-static bool isI1(Type t) { return getElementTypeOrSelf(t).isInteger(1); }
+/// The element type that stands for `elt` in memory, or null if none.
+static Type storedAs(Type elt) {
+  if (elt.isInteger(1))
+    return IntegerType::get(elt.getContext(), 8);
+  if (elt.isBF16())
+    return IntegerType::get(elt.getContext(), 16);
+  return nullptr;
+}
+
+static bool isNarrow(Type t) { return storedAs(getElementTypeOrSelf(t)) != nullptr; }
 
 static Type widened(Type t) {
-  Type i8 = IntegerType::get(t.getContext(), 8);
+  Type stored = storedAs(getElementTypeOrSelf(t));
   if (auto v = dyn_cast<VectorType>(t))
-    return v.clone(i8);
-  return i8;
+    return v.clone(stored);
+  return stored;
+}
+
+/// `v` (i1 or bf16, scalar or vector) as memory holds it, and back.
+static Value toMemory(OpBuilder &b, Location loc, Value v) {
+  Type to = widened(v.getType());
+  if (getElementTypeOrSelf(v.getType()).isBF16())
+    return arith::BitcastOp::create(b, loc, to, v);
+  return arith::ExtUIOp::create(b, loc, to, v);
+}
+static Value fromMemory(OpBuilder &b, Location loc, Type to, Value v) {
+  if (getElementTypeOrSelf(to).isBF16())
+    return arith::BitcastOp::create(b, loc, to, v);
+  return arith::TruncIOp::create(b, loc, to, v);
 }
 
 /// Ops that only pass buffers along: rebuilt as they are, with the
@@ -71,15 +95,14 @@ struct WidenAccess final : public OpConversionPattern<OpTy> {
     bool changed = false;
     for (OpOperand &use : o->getOpOperands()) {
       Value orig = use.get();
-      if (!isI1(orig.getType()) || !isValueOperand(op, use))
+      if (!isNarrow(orig.getType()) || !isValueOperand(op, use))
         continue;
-      operands[use.getOperandNumber()] =
-          arith::ExtUIOp::create(rw, loc, widened(orig.getType()), operands[use.getOperandNumber()]);
+      operands[use.getOperandNumber()] = toMemory(rw, loc, operands[use.getOperandNumber()]);
       changed = true;
     }
     SmallVector<Type> types;
     for (Type t : o->getResultTypes()) {
-      if (isI1(t) && !isa<MemRefType>(t)) {
+      if (isNarrow(t) && !isa<MemRefType>(t)) {
         types.push_back(widened(t));
         changed = true;
       } else {
@@ -97,7 +120,7 @@ struct WidenAccess final : public OpConversionPattern<OpTy> {
     for (auto [orig, now] : llvm::zip(o->getResults(), repl->getResults()))
       results.push_back(orig.getType() == now.getType()
                             ? now
-                            : arith::TruncIOp::create(rw, loc, orig.getType(), now).getResult());
+                            : fromMemory(rw, loc, orig.getType(), now));
     rw.replaceOp(o, results);
     return success();
   }
@@ -126,20 +149,24 @@ struct RetypeGlobal final : public OpConversionPattern<memref::GlobalOp> {
     Type type = getTypeConverter()->convertType(op.getType());
     if (!type || type == op.getType())
       return failure();
-    Type i8 = rw.getI8Type();
+    Type stored = cast<MemRefType>(type).getElementType();
     std::optional<Attribute> init = op.getInitialValue();
     rw.modifyOpInPlace(op, [&] {
       op.setType(cast<MemRefType>(type));
-      if (init) {
-        if (auto dense = dyn_cast<DenseIntElementsAttr>(*init))
-          op.setInitialValueAttr(dense.mapValues(i8, [](const APInt &v) { return v.zext(8); }));
+      if (auto dense = init ? dyn_cast<DenseElementsAttr>(*init) : DenseElementsAttr()) {
+        if (dense.getElementType().isBF16())
+          op.setInitialValueAttr(dense.bitcast(stored));
+        else
+          op.setInitialValueAttr(cast<DenseIntElementsAttr>(dense).mapValues(
+              stored, [](const APInt &v) { return v.zext(8); }));
       }
     });
     return success();
   }
 };
 
-struct StoreI1AsBytesPass final : public impl::StoreI1AsBytesPassBase<StoreI1AsBytesPass> {
+struct LegalizeMemoryTypesPass final
+    : public impl::LegalizeMemoryTypesPassBase<LegalizeMemoryTypesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     bool any = false;
@@ -147,12 +174,12 @@ struct StoreI1AsBytesPass final : public impl::StoreI1AsBytesPassBase<StoreI1AsB
       auto touches = [](TypeRange types) {
         return llvm::any_of(types, [](Type t) {
           auto m = dyn_cast<MemRefType>(t);
-          return m && m.getElementType().isInteger(1);
+          return m && storedAs(m.getElementType());
         });
       };
       if (touches(op->getOperandTypes()) || touches(op->getResultTypes()))
         any = true;
-      if (auto g = dyn_cast<memref::GlobalOp>(op); g && g.getType().getElementType().isInteger(1))
+      if (auto g = dyn_cast<memref::GlobalOp>(op); g && storedAs(g.getType().getElementType()))
         any = true;
       if (auto f = dyn_cast<func::FuncOp>(op); f && touches(f.getArgumentTypes()))
         any = true;
@@ -164,9 +191,10 @@ struct StoreI1AsBytesPass final : public impl::StoreI1AsBytesPassBase<StoreI1AsB
     TypeConverter tc;
     tc.addConversion([](Type t) { return t; });
     tc.addConversion([](MemRefType t) -> Type {
-      if (!t.getElementType().isInteger(1))
+      Type stored = storedAs(t.getElementType());
+      if (!stored)
         return t;
-      return MemRefType::Builder(t).setElementType(IntegerType::get(t.getContext(), 8));
+      return MemRefType::Builder(t).setElementType(stored);
     });
     ConversionTarget target(*ctx);
     target.markUnknownOpDynamicallyLegal([&](Operation *op) {
