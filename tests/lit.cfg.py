@@ -18,6 +18,9 @@ config.substitutions.append(("%modelgen", os.path.join(tools, "modelgen")))
 config.substitutions.append(("%shared", config.shared_dir))
 config.environment["PATH"] = os.pathsep.join(
     [tools, config.llvm_tools_dir, config.environment.get("PATH", "")])
+# Sanitized builds: "asan" (ASan+UBSan) or "tsan".
+if getattr(config, "jitrun_sanitize", ""):
+    config.available_features.add({"address": "asan", "thread": "tsan"}.get(config.jitrun_sanitize, "sanitizer"))
 if os.path.isdir(os.path.join(config.shared_dir, "corpus")):
     config.available_features.add("corpus")
 
