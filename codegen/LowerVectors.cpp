@@ -190,14 +190,22 @@ struct LaneSumTree final : OpRewritePattern<vector::MultiDimReductionOp> {
 /// A contraction whose operands are narrower than its accumulator (i8 x i8
 /// -> i32, f16 x f16 -> f32) that the VNNI patterns did not take: its
 /// operands are widened first (sign-extended, as linalg's named contractions
-/// read integers), since the outer-product lowering handles such mixed types
-/// only without batch dimensions (a unit-batch i8 batch_matmul, what every
-/// int8 tosa.matmul becomes, failed to translate to LLVM IR).
+/// read integers) when it has batch dimensions: the outer-product lowering
+/// handles mixed types only without them (a unit-batch i8 batch_matmul, what
+/// every int8 tosa.matmul becomes, failed to translate to LLVM IR), or bf16
+/// operands (LLVM cannot lower bf16 vector arithmetic). Other plain matmuls
+/// keep their narrow operands: widened, an f16 one crashed upstream's
+/// vector.extract folder.
 struct WidenMixedContraction final : OpRewritePattern<vector::ContractionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(vector::ContractionOp op,
                                 PatternRewriter &rewriter) const override {
     Type acc = getElementTypeOrSelf(op.getAccType());
+    auto accType = dyn_cast<VectorType>(op.getAccType());
+    bool bf16 = getElementTypeOrSelf(op.getLhsType()).isBF16() ||
+                getElementTypeOrSelf(op.getRhsType()).isBF16();
+    if (!accType || (accType.getRank() < 3 && !bf16))
+      return failure();
     auto widen = [&](Value v) -> Value {
       auto type = cast<VectorType>(v.getType());
       Type elt = type.getElementType();
