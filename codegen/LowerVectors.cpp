@@ -223,6 +223,9 @@ struct WidenMixedContraction final : OpRewritePattern<vector::ContractionOp> {
     if (getElementTypeOrSelf(op.getLhsType()) == acc &&
         getElementTypeOrSelf(op.getRhsType()) == acc)
       return failure();
+    // A masked contraction is the only op its vector.mask may hold.
+    if (auto mask = dyn_cast<vector::MaskOp>(op->getParentOp()))
+      rewriter.setInsertionPoint(mask);
     Value lhs = widen(op.getLhs()), rhs = widen(op.getRhs());
     if (!lhs || !rhs)
       return failure();
