@@ -58,7 +58,11 @@ zoo-bench: build
 # fixed budget CI runs (seed 1, 80 programs, 480 runs: about 45 s).
 SEED ?= 1
 SECONDS ?= 60
-.PHONY: check-oracle fuzz-diff fuzz-diff-ci
+.PHONY: check-oracle check-full fuzz-diff fuzz-diff-ci
+# `make check-full`: every zoo model at full size, fast path against
+# --reference, and --reference against mlir-runner (scripts/check_full.py).
+check-full: build
+	python3 scripts/check_full.py
 check-oracle: build
 	python3 scripts/mlir_oracle.py $(BUILD)/zoo/*.mlirbc --modes default,t2 --full-range
 fuzz-diff: build

@@ -160,7 +160,9 @@ struct BufferizeDispatchPass final
     getOperation()->walk([&](linalg::CopyOp copy) {
       if (isSameView(copy.getInputs()[0], copy.getOutputs()[0]))
         rewriter.eraseOp(copy);
-      else if (!copy.hasDynamicShape())
+      else if (!copy.hasDynamicShape() &&
+               cast<ShapedType>(copy.getInputs()[0].getType()).getNumElements() <=
+                   maxVectorCopyElements)
         copies.push_back(copy);
     });
     for (linalg::CopyOp copy : copies) {

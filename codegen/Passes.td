@@ -59,8 +59,16 @@ def BufferizeDispatchPass : Pass<"jitrun-codegen-bufferize", "ModuleOp"> {
     Inputs and outputs are already memrefs (the kernel ABI), so this runs
     one-shot bufferization without function-boundary bufferization; every
     temporary becomes a `memref.alloca`, which the stack-allocation check then
-    measures.
+    measures. Copies bufferization leaves are vectorized when they have at
+    most `max-vector-copy-elements` elements; larger ones (whole tensors on
+    the untiled reference path) stay loops: a copy vectorized whole is one
+    vector unrolled element by element, and a 112x112x32 one made LLVM spend
+    minutes on a single kernel.
   }];
+  let options = [
+    Option<"maxVectorCopyElements", "max-vector-copy-elements", "int64_t",
+           /*default=*/"65536", "Largest copy vectorized (0: none)">,
+  ];
   let dependentDialects = ["bufferization::BufferizationDialect", "memref::MemRefDialect"];
 }
 

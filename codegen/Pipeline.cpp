@@ -72,7 +72,12 @@ void buildKernelPipeline(OpPassManager &pm, const CodegenOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // 3. Bufferize in place into the caller's buffers; temporaries on the stack.
-  pm.addPass(createBufferizeDispatchPass());
+  // The reference path keeps its copies as loops: untiled, they are whole
+  // tensors.
+  BufferizeDispatchPassOptions bufferize;
+  if (options.reference)
+    bufferize.maxVectorCopyElements = 0;
+  pm.addPass(createBufferizeDispatchPass(bufferize));
   pm.addPass(createCanonicalizerPass());
   // 4. The workgroup forall becomes the grid.
   pm.addNestedPass<func::FuncOp>(createDistributeWorkgroupsPass());

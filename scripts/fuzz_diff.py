@@ -586,27 +586,18 @@ class Gen:
             else:
                 return self.ew_unary_scale(a)
         elif dt in INTS:
+            # name: (constant, op, constant first)
+            binary = {"neg": (0, "arith.subi", True), "relu": (0, "arith.maxsi", False),
+                      "mul3": (3, "arith.muli", False), "shrsi": (2, "arith.shrsi", False),
+                      "and15": (15, "arith.andi", False), "rem7": (7, "arith.remsi", False)}
             op = r.choice(["neg", "relu", "mul3", "shrsi", "and15", "rem7",
                            "abs"])
             c = self.fresh("c")
-            if op == "neg":
-                body.append("%s = arith.constant 0 : %s" % (c, dt))
-                body.append("%s = arith.subi %s, %s : %s" % (z, c, x, dt))
-            elif op == "relu":
-                body.append("%s = arith.constant 0 : %s" % (c, dt))
-                body.append("%s = arith.maxsi %s, %s : %s" % (z, x, c, dt))
-            elif op == "mul3":
-                body.append("%s = arith.constant 3 : %s" % (c, dt))
-                body.append("%s = arith.muli %s, %s : %s" % (z, x, c, dt))
-            elif op == "shrsi":
-                body.append("%s = arith.constant 2 : %s" % (c, dt))
-                body.append("%s = arith.shrsi %s, %s : %s" % (z, x, c, dt))
-            elif op == "and15":
-                body.append("%s = arith.constant 15 : %s" % (c, dt))
-                body.append("%s = arith.andi %s, %s : %s" % (z, x, c, dt))
-            elif op == "rem7":
-                body.append("%s = arith.constant 7 : %s" % (c, dt))
-                body.append("%s = arith.remsi %s, %s : %s" % (z, x, c, dt))
+            if op in binary:
+                value, name, first = binary[op]
+                body.append("%s = arith.constant %d : %s" % (c, value, dt))
+                lhs, rhs = (c, x) if first else (x, c)
+                body.append("%s = %s %s, %s : %s" % (z, name, lhs, rhs, dt))
             else:
                 body.append("%s = math.absi %s : %s" % (z, x, dt))
         else:

@@ -99,6 +99,16 @@ Input makeInput(const jitrun::TensorDesc &d, uint32_t seed) {
   return in;
 }
 
+/// The status code `fn` throws as jitrun::Error, or JITRUN_OK.
+template <typename Fn> jitrun_status_code_t codeOf(Fn &&fn) {
+  try {
+    fn();
+  } catch (const jitrun::Error &e) {
+    return e.code();
+  }
+  return JITRUN_OK;
+}
+
 } // namespace
 
 TEST_CASE("C++ API: xtensor in and out, zero copy", "[api]") {
@@ -178,14 +188,6 @@ TEST_CASE("C++ API: i8 in, i32 and f32 out", "[api]") {
 
 TEST_CASE("C++ API: errors are jitrun::Error with the C status code", "[api]") {
   jitrun::Runtime rt(1);
-  auto codeOf = [](auto &&fn) {
-    try {
-      fn();
-    } catch (const jitrun::Error &e) {
-      return e.code();
-    }
-    return JITRUN_OK;
-  };
   CHECK(codeOf([&] { jitrun::Model::load(rt, "/no/such/model.mlirbc"); }) == JITRUN_NOT_FOUND);
   CHECK(codeOf([&] { loadText(rt, "func.func @main( {"); }) == JITRUN_COMPILE_ERROR);
   CHECK(codeOf([&] { jitrun::Options().fusion("max"); }) == JITRUN_INVALID_ARGUMENT);
@@ -318,14 +320,6 @@ TEST_CASE("C++ API: concurrency soak", "[soak]") {
 // Hostile but ordinary use (issue 22): every case is a status or a correct
 // result, never a signal, an abort or heap corruption.
 TEST_CASE("C++ API: hostile inputs and release orders", "[api]") {
-  auto codeOf = [](auto &&fn) {
-    try {
-      fn();
-    } catch (const jitrun::Error &e) {
-      return e.code();
-    }
-    return JITRUN_OK;
-  };
   SECTION("a model keeps its runtime's workers alive") {
     std::optional<jitrun::Model> model;
     {
