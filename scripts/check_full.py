@@ -64,7 +64,7 @@ def main():
         for flags in (["--threads=1"], ["--threads=2"], ["--fusion=aggressive"]):
             rc, text, secs = run([jitrun, path] + inputs + flags +
                                  ["--expected_output=@" + o for o in outputs] +
-                                 ["--expected_atol=1e-4", "--expected_rtol=1e-3"])
+                                 ["--expected_atol=1e-3", "--expected_rtol=1e-3"])
             good = rc == 0 and text.count("matches the expected output") == len(outputs)
             ok &= good
             verdicts.append("%s %s %.1fs" % (" ".join(flags), "ok" if good else "MISMATCH", secs))
