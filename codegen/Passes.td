@@ -159,16 +159,11 @@ def SoftBf16ConversionsPass : Pass<"jitrun-codegen-soft-bf16", "func::FuncOp"> {
     inherits the op's fast-math flags, and `extf(truncf(x))` with
     `contract` folds to `x`, which would skip the rounding the program asks
     for (x * x + x in bf16 came out 6.40625 instead of 6.375): the flags of
-    every f32 <-> bf16 conversion are cleared. With `expand`, the
-    conversions, scalar or vector, become shifts and integer rounding (round
+    every f32 <-> bf16 conversion are cleared. Then the conversions, scalar or vector, become shifts and integer rounding (round
     to nearest even, NaN kept quiet, denormals kept): LLVM's bf16 lowering
     aborted on odd vector shapes with AVX512_BF16 and called compiler-rt's
     `__truncsfbf2`, which the JIT cannot resolve, without it.
   }];
-  let options = [
-    Option<"expand", "expand", "bool", /*default=*/"true",
-           "Expand the conversions to integer code">,
-  ];
   let dependentDialects = ["arith::ArithDialect"];
 }
 

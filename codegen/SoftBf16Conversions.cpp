@@ -90,7 +90,6 @@ struct RetypeConstant final : public OpConversionPattern<arith::ConstantOp> {
 
 struct SoftBf16ConversionsPass final
     : public impl::SoftBf16ConversionsPassBase<SoftBf16ConversionsPass> {
-  using Base::Base;
   void runOnOperation() override {
     getOperation().walk([&](Operation *op) {
       if (!isa<arith::ExtFOp, arith::TruncFOp>(op) ||
@@ -100,8 +99,6 @@ struct SoftBf16ConversionsPass final
         op->setAttr(fmf.getFastMathAttrName(),
                     arith::FastMathFlagsAttr::get(op->getContext(), arith::FastMathFlags::none));
     });
-    if (!expand)
-      return;
     {
       RewritePatternSet patterns(&getContext());
       arith::populateExpandBFloat16Patterns(patterns);

@@ -19,8 +19,13 @@ static llvm::Error fileError(const llvm::Twine &msg) {
 }
 
 uint64_t jitrun::physicalMemoryBytes() {
-  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-  return pages > 0 && size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(size) : 0;
+  // Read once: the memory check runs for every constant of a model.
+  static const uint64_t bytes = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(size)
+                                 : uint64_t(0);
+  }();
+  return bytes;
 }
 
 static const char *kindOf(mode_t mode) {

@@ -13,7 +13,6 @@
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -1389,20 +1388,19 @@ llvm::Error CompiledModel::Impl::compileKernels() {
       return makeError(ErrorCode::CompileError,
                        "jitrun: error: kernel '" + kernels[i].name + "' has " +
                            llvm::Twine(r.workgroups) + " workgroups");
-    llvm::Expected<KernelFn> fn = [&]() -> llvm::Expected<KernelFn> {
+    auto load = [&]() -> llvm::Expected<KernelFn> {
       if (llvm::Error e = jit->addObject(r.object, kernels[i].symbol))
         return std::move(e);
       return jit->lookup(kernels[i].symbol);
-    }();
+    };
+    llvm::Expected<KernelFn> fn = load();
     if (!fn && r.fromCache) {
       // A cached object the JIT refuses is a miss too: compile it again.
       llvm::consumeError(fn.takeError());
       compileOne(i);
       if (!r.error.empty())
         return makeError(r.error);
-      if (llvm::Error e = jit->addObject(r.object, kernels[i].symbol))
-        return e;
-      fn = jit->lookup(kernels[i].symbol);
+      fn = load();
     }
     if (!fn)
       return fn.takeError();

@@ -774,6 +774,10 @@ class Gen:
         oshape = [numel(a.shape[:-1]), a.shape[-1]]
         assoc = "[[%s], [%d]]" % (", ".join(str(i) for i in range(r - 1)),
                                   r - 1)
+        return self.emit_collapse(a, name, assoc, oshape)
+
+    def emit_collapse(self, a, name, assoc, oshape):
+        """tensor.collapse_shape of `a` by `assoc` into `oshape`."""
         lines = ["  %s = tensor.collapse_shape %s %s : %s into %s" %
                  (name, a.name, assoc, a.type, tty(oshape, a.dtype))]
         return self.emit("collapse", lines,
@@ -1007,12 +1011,7 @@ class Gen:
         oshape = a.shape[:i] + [a.shape[i] * a.shape[i + 1]] + a.shape[i + 2:]
         assoc = "[%s]" % ", ".join("[%s]" % ", ".join(map(str, g))
                                    for g in groups)
-        name = self.fresh()
-        lines = ["  %s = tensor.collapse_shape %s %s : %s into %s" %
-                 (name, a.name, assoc, a.type, tty(oshape, a.dtype))]
-        return self.emit("collapse", lines,
-                         Val(name, oshape, a.dtype, a.bound, a.exact,
-                             a.product), [a])
+        return self.emit_collapse(a, self.fresh(), assoc, oshape)
 
     def transpose(self, a):
         r = self.rng

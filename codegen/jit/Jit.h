@@ -34,8 +34,6 @@ struct HostCpu {
   bool avx2 = false;
   /// AVX-512 VNNI (vpdpbusd).
   bool vnni = false;
-  /// AVX512_BF16 (vcvtneps2bf16, vdpbf16ps).
-  bool bf16 = false;
   /// Widest vector register to use, in bits (512, 256 or 128).
   unsigned vectorBits() const { return avx512 ? 512 : avx2 ? 256 : 128; }
 };
