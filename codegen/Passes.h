@@ -48,6 +48,21 @@ struct CodegenOptions {
 constexpr llvm::StringLiteral kWorkgroupsAttrName = "jitrun.workgroups";
 constexpr llvm::StringLiteral kStackBytesAttrName = "jitrun.stack_bytes";
 constexpr llvm::StringLiteral kNumInputsAttrName = "jitrun.num_inputs";
+/// On a kernel: the error messages of its bounds checks, site 1 first.
+constexpr llvm::StringLiteral kIndexChecksAttrName = "jitrun.index_checks";
+/// On the `arith.minsi` that clamps a gather's index: its site number.
+constexpr llvm::StringLiteral kIndexCheckAttrName = "jitrun.index_check";
+
+/// The status word a kernel with bounds checks takes as its last buffer
+/// (before the workgroup id): 0, or the largest site number whose check
+/// failed, written atomically by any workgroup.
+using KernelStatus = int32_t;
+
+/// Adds to `module` the constant string `SYMBOL_checks`: the messages of
+/// `kernel`'s bounds checks (its jitrun.index_checks), one per line, site 1
+/// first; empty when it has none. The runtime reads it from the loaded
+/// object, so a cached kernel brings its messages along.
+void addIndexCheckTable(mlir::ModuleOp module, mlir::func::FuncOp kernel, llvm::StringRef symbol);
 
 // Names the generated pass declarations use unqualified.
 using mlir::ModuleOp;

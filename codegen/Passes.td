@@ -83,6 +83,21 @@ def DistributeWorkgroupsPass : Pass<"jitrun-codegen-distribute-workgroups", "fun
   let dependentDialects = ["affine::AffineDialect", "arith::ArithDialect", "scf::SCFDialect"];
 }
 
+def ReportIndexErrorsPass : Pass<"jitrun-codegen-report-index-errors", "func::FuncOp"> {
+  let summary = "A gather's out-of-range index becomes an error the run reports";
+  let description = [{
+    On a bufferized kernel whose `jitrun.index_checks` lists bounds-check
+    sites (made by jitrun-codegen-safe-arith): the kernel takes one more
+    buffer, `memref<1xi32>`, before its workgroup id, and wherever a clamp
+    tagged `jitrun.index_check = N` (scalar or vector, after vectorization)
+    changed an index, stores N there with an atomic max. The runtime passes
+    a status word, reads it after the dispatch and fails the run with site
+    N's message. The clamped read itself stays in bounds either way.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "memref::MemRefDialect",
+                           "scf::SCFDialect", "vector::VectorDialect"];
+}
+
 def CheckStackAllocationPass : Pass<"jitrun-codegen-check-stack-allocation", "func::FuncOp"> {
   let summary = "Fail a kernel whose static stack allocations exceed the limit";
   let description = [{
@@ -127,9 +142,12 @@ def SafeKernelArithPass : Pass<"jitrun-codegen-safe-arith", "func::FuncOp"> {
     divisor replaced with 1 in those cases, and its result is then defined
     as NumPy's: x / 0 = 0 and x % 0 = 0, MIN / -1 = MIN (wrapping) and
     MIN % -1 = 0. A `tensor.extract` whose indices are not all constants
-    (a gather by data) has each index clamped into its dimension, so an
-    out-of-range index reads the nearest element instead of memory outside
-    the tensor.
+    (a gather by data) has each data-dependent index clamped into its
+    dimension, so that no read leaves the tensor; each clamp's `arith.minsi`
+    carries its site number (`jitrun.index_check`) and the function lists
+    the sites' error messages (`jitrun.index_checks`), for
+    jitrun-codegen-report-index-errors to turn a clamp that changed an
+    index into an error of the run.
   }];
   let dependentDialects = ["arith::ArithDialect", "tensor::TensorDialect"];
 }

@@ -83,6 +83,8 @@ void buildKernelPipeline(OpPassManager &pm, const CodegenOptions &options) {
   pm.addNestedPass<func::FuncOp>(createDistributeWorkgroupsPass());
   // 5. What was not vectorized becomes scalar loops.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // A gather's out-of-range index sets the kernel's status word.
+  pm.addNestedPass<func::FuncOp>(createReportIndexErrorsPass());
   // 6. Masks folded into their ops; accumulators in registers; FMAs.
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(createLowerVectorsPass(LowerVectorsPassOptions{options.vnni}));

@@ -4,7 +4,8 @@
 // division by zero or of the signed minimum by -1, and a gather by a bad
 // index reads (or faults on) memory outside its tensor. This pass, first in
 // the kernel pipeline (so the reference path gets it too), gives both a
-// defined result; see Passes.td for the semantics.
+// defined result; see Passes.td for the semantics. A clamp that changed an
+// index is an error the run reports (ReportIndexErrors.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,8 +91,25 @@ static bool dependsOnData(Value v) {
   return false;
 }
 
-/// Clamps each index of `op` that depends on data into [0, dim - 1].
-static void clampIndices(tensor::ExtractOp op) {
+/// `file:line:col` of the first file location inside `loc`, or "".
+static std::string sourcePosition(Location loc) {
+  std::string out;
+  loc->walk([&](Location l) {
+    if (auto f = dyn_cast<FileLineColLoc>(l)) {
+      out = (f.getFilename().getValue() + ":" + llvm::Twine(f.getLine()) + ":" +
+             llvm::Twine(f.getColumn()))
+                .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return out;
+}
+
+/// Clamps each index of `op` that depends on data into [0, dim - 1]; each
+/// clamp's `arith.minsi` carries its site number (1-based, into `sites`,
+/// whose entry is the error a run reports when the clamp changed an index).
+static void clampIndices(tensor::ExtractOp op, SmallVectorImpl<Attribute> &sites) {
   auto type = cast<RankedTensorType>(op.getTensor().getType());
   OpBuilder builder(op);
   Location loc = op.getLoc();
@@ -112,7 +130,18 @@ static void clampIndices(tensor::ExtractOp op) {
     }
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
     Value low = arith::MaxSIOp::create(builder, loc, idx, zero);
-    indices[d] = arith::MinSIOp::create(builder, loc, low, last);
+    auto clamp = arith::MinSIOp::create(builder, loc, low, last);
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    std::string at = sourcePosition(loc);
+    os << (at.empty() ? "jitrun" : at) << ": error: index out of range: a 'tensor.extract' "
+       << "(a gather by data) read an index outside dimension " << d << " of its "
+       << type;
+    if (!type.isDynamicDim(d))
+      os << " (valid indices 0.." << type.getDimSize(d) - 1 << ")";
+    sites.push_back(builder.getStringAttr(message));
+    clamp->setAttr(kIndexCheckAttrName, builder.getI64IntegerAttr(sites.size()));
+    indices[d] = clamp;
     changed = true;
   }
   if (changed)
@@ -128,13 +157,17 @@ struct SafeKernelArithPass final
               arith::DivUIOp, arith::RemUIOp, arith::CeilDivUIOp, tensor::ExtractOp>(op))
         ops.push_back(op);
     });
+    SmallVector<Attribute> sites;
     for (Operation *op : ops) {
       if (auto extract = dyn_cast<tensor::ExtractOp>(op))
-        clampIndices(extract);
+        clampIndices(extract, sites);
       else
         makeDivisionSafe(op, isa<arith::DivSIOp, arith::RemSIOp, arith::CeilDivSIOp,
                                  arith::FloorDivSIOp>(op));
     }
+    if (!sites.empty())
+      getOperation()->setAttr(kIndexChecksAttrName,
+                              ArrayAttr::get(&getContext(), sites));
   }
 };
 

@@ -233,6 +233,8 @@ public:
   std::vector<Command> commands;
   std::vector<int> outputs;
   std::vector<TensorSpec> inputSpecs, outputSpecs;
+  /// Per distinct kernel: the messages of its bounds checks, site 1 first.
+  std::vector<std::vector<std::string>> kernelChecks;
   /// One run's intermediates after buffer planning, and their plain sum.
   size_t arenaBytes = 0, intermediateBytes = 0;
   /// Constant data owned by the program (splats expanded, etc.).
@@ -692,6 +694,16 @@ public:
     return llvm::Error::success();
   }
 
+  /// The error of dispatch `c`'s bounds-check site `site` (1-based).
+  llvm::Error kernelCheckError(const Command &c, int32_t site) const {
+    const std::vector<std::string> &checks = kernelChecks[c.kernel];
+    if (site < 1 || static_cast<size_t>(site) > checks.size())
+      return makeError(ErrorCode::RuntimeError,
+                       "jitrun: error: kernel '" + c.name + "' reported an unknown error " +
+                           llvm::Twine(site));
+    return makeError(ErrorCode::RuntimeError, checks[site - 1]);
+  }
+
   /// Runs commands [begin, end); loops run their bodies here recursively.
   llvm::Error runRange(size_t begin, size_t end, ThreadPool &pool, RunContext &ctx,
                        double *commandSeconds) const {
@@ -709,6 +721,9 @@ public:
         args.clear();
         for (int b : c.bindings)
           args.push_back(ptrs[b]);
+        // Read only by kernels with bounds checks, after their buffers.
+        ctx.status.store(0, std::memory_order_relaxed);
+        args.push_back(&ctx.status);
         KernelFn fn = c.fn;
         void **argv = args.data();
         auto body = [fn, argv](int64_t wg) -> llvm::Error {
@@ -721,6 +736,8 @@ public:
         } else if (llvm::Error e = pool.parallelFor(c.workgroups, body)) {
           return e;
         }
+        if (int32_t site = ctx.status.load(std::memory_order_relaxed))
+          return kernelCheckError(c, site);
         break;
       }
       case Command::Fill:
@@ -946,6 +963,8 @@ struct CompiledModel::Impl {
     std::string key, name, symbol, text;
     KernelFn fn = nullptr;
     int64_t workgroups = 1;
+    /// Its bounds checks' messages (read from the loaded object).
+    std::vector<std::string> checks;
   };
   /// Registers a dispatch's kernel (deduplicated); returns its index.
   int registerKernel(func::FuncOp dispatch);
@@ -1165,6 +1184,7 @@ static KernelResult compileKernelIsolated(const std::string &text, const std::st
   // Diagnostics named the dispatch; machine code is named after the
   // kernel's content, so that cached objects never clash in the JIT.
   kernelFn.setSymName(symbol);
+  addIndexCheckTable(*kernelModule, kernelFn, symbol);
   errors.clear();
   if (!run(*kernelModule, [&](PassManager &pm) { buildLowerToLLVMPipeline(pm); })) {
     r.error = errors.empty() ? "jitrun: error: lowering a kernel to LLVM failed"
@@ -1258,7 +1278,7 @@ static bool readCacheEntry(const std::string &dir, const std::string &key,
   // A copy, aligned as the object parser needs (the header has any length).
   std::string copy = object.str();
   // The JIT calls the kernel through its `_abi` wrapper (KernelJit::lookup).
-  if (!definesSymbol(copy, symbol + "_abi"))
+  if (!definesSymbol(copy, symbol + "_abi") || !definesSymbol(copy, symbol + "_checks"))
     return false;
   r.object = std::move(copy);
   r.workgroups = wg;
@@ -1391,6 +1411,14 @@ llvm::Error CompiledModel::Impl::compileKernels() {
     auto load = [&]() -> llvm::Expected<KernelFn> {
       if (llvm::Error e = jit->addObject(r.object, kernels[i].symbol))
         return std::move(e);
+      llvm::Expected<const char *> checks = jit->lookupChecks(kernels[i].symbol);
+      if (!checks)
+        return checks.takeError();
+      kernels[i].checks.clear();
+      llvm::SmallVector<llvm::StringRef> lines;
+      llvm::StringRef(*checks).split(lines, '\n', -1, /*KeepEmpty=*/false);
+      for (llvm::StringRef line : lines)
+        kernels[i].checks.push_back(line.str());
       return jit->lookup(kernels[i].symbol);
     };
     llvm::Expected<KernelFn> fn = load();
@@ -1417,6 +1445,9 @@ llvm::Error CompiledModel::Impl::compileKernels() {
       ++stats.cachedKernels;
     ++stats.executables;
   }
+  program.kernelChecks.clear();
+  for (const PendingKernel &k : kernels)
+    program.kernelChecks.push_back(k.checks);
   for (Command &c : program.commands) {
     if (c.kind != Command::Dispatch)
       continue;

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -160,6 +161,8 @@ private:
   /// Scalar registers of the host program (loop counters, conditions).
   std::vector<int64_t> ints;
   std::vector<double> floats;
+  /// A dispatch's status word (kernels with bounds checks write it).
+  std::atomic<int32_t> status{0};
 };
 
 /// A model compiled for this host. Load and compile once, run many times.

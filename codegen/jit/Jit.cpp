@@ -215,4 +215,11 @@ Expected<KernelFn> KernelJit::lookup(StringRef name) {
   return addr->toPtr<KernelFn>();
 }
 
+Expected<const char *> KernelJit::lookupChecks(StringRef name) {
+  auto addr = jit->lookup((name + "_checks").str());
+  if (!addr)
+    return addr.takeError();
+  return addr->toPtr<const char *>();
+}
+
 } // namespace jitrun

@@ -64,6 +64,8 @@ public:
 
   /// Looks up the `_abi` entry of kernel `name`.
   llvm::Expected<KernelFn> lookup(llvm::StringRef name);
+  /// Kernel `name`'s bounds-check messages (addIndexCheckTable's string).
+  llvm::Expected<const char *> lookupChecks(llvm::StringRef name);
 
 private:
   KernelJit() = default;

@@ -386,6 +386,38 @@ func.func @main(%a: tensor<16xi32>, %b: tensor<16xi32>) -> tensor<16xi32> {
     CHECK(r.at(0)(0) == 0);
     CHECK(r.at(0)(15) == INT32_MIN);
   }
+  SECTION("a gather by an out-of-range index fails the run") {
+    const char *gather = R"(
+#map = affine_map<(i) -> (i)>
+func.func @main(%t: tensor<8xf32>, %idx: tensor<4xi32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%idx : tensor<4xi32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%i: i32, %o: f32):
+    %j = arith.index_cast %i : i32 to index
+    %v = tensor.extract %t[%j] : tensor<8xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+})";
+    jitrun::Model model = loadText(rt, gather);
+    xt::xarray<float> table = xt::arange<float>(8);
+    xt::xarray<int32_t> good = {3, 1, 7, 0}, bad = {3, 1, 8, 0};
+    auto r = model.run<float>({table, good});
+    CHECK(r.at(0)(0) == 3.0f);
+    CHECK(r.at(0)(2) == 7.0f);
+    CHECK(codeOf([&] { model.run<float>({table, bad}); }) == JITRUN_RUNTIME_ERROR);
+    std::string message;
+    try {
+      model.run<float>({table, bad});
+    } catch (const jitrun::Error &e) {
+      message = e.what();
+    }
+    INFO(message);
+    CHECK(message.find(":9:10: error: index out of range") != std::string::npos);
+    // The model still runs after the failed run.
+    CHECK(model.run<float>({table, good}).at(0)(1) == 1.0f);
+  }
   SECTION("deep nesting through load_buffer") {
     std::string text = "func.func @main() -> tensor<1xf32> {\n %c = arith.constant dense<" +
                        std::string(20000, '[') + "1.0" + std::string(20000, ']') +
