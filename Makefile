@@ -38,6 +38,17 @@ bench: configure
 	cmake --build $(BUILD) --target jitrun-bench -j $(JOBS)
 	$(BUILD)/tools/jitrun-bench $(BENCH_FLAGS)
 
+# `make api-latency`: each model (default: the shared corpus) compiled and run
+# through the C API and through the CLI, checked equal, then its latency both
+# ways side by side, best of LATENCY_RUNS runs.
+LATENCY_RUNS ?= 20
+LATENCY_MODELS ?= $(wildcard ../shared/corpus/*.mlir)
+.PHONY: api-latency
+api-latency: build
+	mkdir -p $(BUILD)/api-latency
+	$(BUILD)/tests/api/jitrun_api_vs_cli --latency=$(LATENCY_RUNS) $(BUILD)/tools/jitrun \
+		$(BUILD)/api-latency $(LATENCY_MODELS)
+
 # `make fusion-table`: regenerate docs/fusion_table.md (statistics of every model).
 .PHONY: fusion-table
 fusion-table: build

@@ -8,6 +8,8 @@
 #ifndef JITRUN_CODEGEN_PASSES_H
 #define JITRUN_CODEGEN_PASSES_H
 
+#include "contract/KernelAbi.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -52,11 +54,6 @@ constexpr llvm::StringLiteral kNumInputsAttrName = "jitrun.num_inputs";
 constexpr llvm::StringLiteral kIndexChecksAttrName = "jitrun.index_checks";
 /// On the `arith.minsi` that clamps a gather's index: its site number.
 constexpr llvm::StringLiteral kIndexCheckAttrName = "jitrun.index_check";
-
-/// The status word a kernel with bounds checks takes as its last buffer
-/// (before the workgroup id): 0, or the largest site number whose check
-/// failed, written atomically by any workgroup.
-using KernelStatus = int32_t;
 
 /// Adds to `module` the constant string `SYMBOL_checks`: the messages of
 /// `kernel`'s bounds checks (its jitrun.index_checks), one per line, site 1

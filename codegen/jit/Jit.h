@@ -9,6 +9,8 @@
 #ifndef JITRUN_CODEGEN_JIT_H
 #define JITRUN_CODEGEN_JIT_H
 
+#include "contract/KernelAbi.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -22,9 +24,6 @@ class LLJIT;
 
 namespace jitrun {
 
-/// A compiled kernel: runs one workgroup of the grid over the given buffers
-/// (inputs then outputs, in the dispatch's order).
-using KernelFn = void (*)(void **buffers, int64_t workgroupId);
 
 /// What the host CPU offers, as LLVM names it.
 struct HostCpu {

@@ -1,18 +1,22 @@
 //===- ApiVsCli.cpp - the C API and the CLI compile and run one program --===//
 //
-// Usage: jitrun_api_vs_cli JITRUN_BINARY SCRATCH_DIR MODEL...
+// Usage: jitrun_api_vs_cli [--latency=N] JITRUN_BINARY SCRATCH_DIR MODEL...
 // For each model: load it through the C API from the file and from memory,
 // run it on seeded inputs, then run the `jitrun` CLI on the same inputs
 // (as .npy files). Every statistic but the timings must be equal on all
 // three paths, and every result bit-identical. Before the fix, the API's
 // libjitrun.so hid its copies of MLIR's TypeIDs and fused differently
 // (efficientnet_b0: 82 dispatches through the API, 73 through the CLI).
-// Ends with "N passed, N failed".
+// Ends with "N passed, N failed". With --latency=N, each model's run latency
+// is then measured both ways in the same process run, best of N runs after
+// a warm-up: jitrun_model_run_alloc here, `jitrun --benchmark=N` there.
 //
 //===----------------------------------------------------------------------===//
 
 #include <jitrun/jitrun.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -134,6 +138,7 @@ std::map<std::string, long long> apiStatistics(jitrun_model_t m) {
 }
 
 int failures = 0;
+unsigned latencyRuns = 0;
 void fail(const std::string &model, const std::string &what) {
   std::printf("FAIL %s: %s\n", model.c_str(), what.c_str());
   ++failures;
@@ -227,6 +232,35 @@ bool check(const std::string &model, jitrun_runtime_t rt, const std::string &cli
   jitrun_model_release(fromBuffer);
   std::printf("%s %s: %lld dispatches, %zu results\n", failures == before ? "ok  " : "FAIL",
               model.c_str(), fileStats["dispatches"], numOut);
+  if (latencyRuns > 0 && failures == before) {
+    double apiMs = 1e300;
+    for (unsigned r = 0; r <= latencyRuns; ++r) { // run 0 warms up
+      jitrun_outputs_t out = nullptr;
+      auto start = std::chrono::steady_clock::now();
+      jitrun_status_t st = jitrun_model_run_alloc(fromFile, inputs.data(), inputs.size(), &out);
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                            start).count();
+      jitrun_status_free(st);
+      jitrun_outputs_free(out);
+      if (r > 0)
+        apiMs = std::min(apiMs, ms);
+    }
+    std::string log = dir + "/latency.log";
+    std::string bench = cli + " '" + model + "'" + flags.substr(0, flags.find(" --output")) +
+                        " --benchmark=" + std::to_string(latencyRuns) + " > " + log + " 2>&1";
+    double cliMs = -1;
+    if (std::system(bench.c_str()) == 0) {
+      std::string text = readFile(log);
+      size_t at = text.find("latency_ms min=");
+      if (at != std::string::npos)
+        cliMs = std::atof(text.c_str() + at + std::strlen("latency_ms min="));
+    }
+    if (cliMs <= 0)
+      fail(model, "no latency from the CLI: " + readFile(log));
+    else
+      std::printf("latency %s: API %.3f ms, CLI %.3f ms (best of %u), API/CLI %.3f\n",
+                  model.c_str(), apiMs, cliMs, latencyRuns, apiMs / cliMs);
+  }
   std::fflush(stdout);
   return failures == before;
 }
@@ -234,8 +268,13 @@ bool check(const std::string &model, jitrun_runtime_t rt, const std::string &cli
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc < 4) {
-    std::fprintf(stderr, "usage: %s JITRUN SCRATCH_DIR MODEL...\n", argv[0]);
+  int first = 1;
+  if (argc > 1 && std::strncmp(argv[1], "--latency=", 10) == 0) {
+    latencyRuns = static_cast<unsigned>(std::strtoul(argv[1] + 10, nullptr, 10));
+    first = 2;
+  }
+  if (argc < first + 3) {
+    std::fprintf(stderr, "usage: %s [--latency=N] JITRUN SCRATCH_DIR MODEL...\n", argv[0]);
     return 2;
   }
   jitrun_runtime_t rt = nullptr;
@@ -244,8 +283,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   int passed = 0, failed = 0;
-  for (int i = 3; i < argc; ++i)
-    (check(argv[i], rt, argv[1], argv[2]) ? passed : failed)++;
+  for (int i = first + 2; i < argc; ++i)
+    (check(argv[i], rt, argv[first], argv[first + 1]) ? passed : failed)++;
   jitrun_runtime_release(rt);
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
