@@ -52,53 +52,6 @@ using namespace mlir;
 
 namespace jitrun {
 
-namespace {
-class JitrunErrorCategory final : public std::error_category {
-public:
-  const char *name() const noexcept override { return "jitrun"; }
-  std::string message(int c) const override {
-    switch (static_cast<ErrorCode>(c)) {
-    case ErrorCode::InvalidArgument:
-      return "invalid argument";
-    case ErrorCode::NotFound:
-      return "not found";
-    case ErrorCode::CompileError:
-      return "compile error";
-    case ErrorCode::ShapeMismatch:
-      return "shape mismatch";
-    case ErrorCode::ResourceExhausted:
-      return "resource exhausted";
-    case ErrorCode::RuntimeError:
-      return "runtime error";
-    }
-    return "unknown error";
-  }
-};
-} // namespace
-
-const std::error_category &jitrunErrorCategory() {
-  static JitrunErrorCategory category;
-  return category;
-}
-
-llvm::Error makeError(ErrorCode code, const llvm::Twine &msg) {
-  return llvm::createStringError(make_error_code(code), msg);
-}
-
-ErrorCode takeErrorCode(llvm::Error e, std::string &message) {
-  std::optional<ErrorCode> code;
-  message.clear();
-  llvm::handleAllErrors(std::move(e), [&](const llvm::ErrorInfoBase &info) {
-    std::error_code ec = info.convertToErrorCode();
-    if (!code && ec.category() == jitrunErrorCategory())
-      code = static_cast<ErrorCode>(ec.value());
-    if (!message.empty())
-      message += "\n";
-    message += info.message();
-  });
-  return code.value_or(ErrorCode::CompileError);
-}
-
 static int64_t saturatingAdd(int64_t a, int64_t b);
 
 /// Errors of the compiler driver: the model does not parse, verify or compile.
@@ -106,12 +59,6 @@ static llvm::Error makeError(const llvm::Twine &msg) {
   return makeError(ErrorCode::CompileError, msg);
 }
 
-std::string TensorSpec::str() const {
-  std::string s;
-  for (int64_t d : shape)
-    s += std::to_string(d) + "x";
-  return s + elementTypeName(type).str();
-}
 
 static std::optional<ElementType> toElementType(Type t) {
   if (t.isF32())
@@ -1768,20 +1715,8 @@ const std::vector<std::string> &CompiledModel::entryPoints() const {
   return impl->entryPoints;
 }
 
-RunContext::~RunContext() = default;
-
 llvm::Expected<std::unique_ptr<RunContext>> CompiledModel::createRunContext() const {
-  std::unique_ptr<RunContext> ctx(new RunContext());
-  size_t bytes = impl->program.arenaBytes;
-  // 64-byte aligned; a large arena in huge pages (allocateAligned).
-  ctx->storage = allocateAligned(std::max<size_t>(bytes, 1));
-  if (!ctx->storage)
-    return makeError(ErrorCode::ResourceExhausted,
-                     "jitrun: error: cannot allocate " + llvm::Twine(bytes) +
-                         " bytes of intermediates for a run");
-  ctx->arena = static_cast<uint8_t *>(ctx->storage.get());
-  ctx->pointers.reserve(impl->program.buffers.size());
-  return std::move(ctx);
+  return impl->program.createRunContext();
 }
 
 llvm::Error CompiledModel::Impl::runInto(llvm::ArrayRef<const HostTensor *> inputs,

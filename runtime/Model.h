@@ -10,6 +10,7 @@
 #ifndef JITRUN_RUNTIME_MODEL_H
 #define JITRUN_RUNTIME_MODEL_H
 
+#include "runtime/Errors.h"
 #include "runtime/Tensor.h"
 #include "runtime/ThreadPool.h"
 
@@ -31,27 +32,6 @@ class PassManager;
 
 namespace jitrun {
 
-/// What kind of failure an llvm::Error from this library reports; its
-/// std::error_code (llvm::errorToErrorCode, or StringError::convertToErrorCode)
-/// carries one of these in jitrunErrorCategory(). The values are the C API's
-/// jitrun_status_code_t.
-enum class ErrorCode {
-  InvalidArgument = 1,
-  NotFound = 2,
-  CompileError = 3,
-  ShapeMismatch = 4,
-  ResourceExhausted = 5,
-  RuntimeError = 6,
-};
-const std::error_category &jitrunErrorCategory();
-inline std::error_code make_error_code(ErrorCode c) {
-  return {static_cast<int>(c), jitrunErrorCategory()};
-}
-/// A string error of kind `code`.
-llvm::Error makeError(ErrorCode code, const llvm::Twine &msg);
-/// The kind of the first error in `e` (CompileError when it carries none of
-/// ours) and all messages; consumes `e`.
-ErrorCode takeErrorCode(llvm::Error e, std::string &message);
 
 /// Everything that steers compilation.
 struct CompileOptions {
@@ -107,12 +87,6 @@ struct Statistics {
   int64_t cachedKernels = 0;
 };
 
-/// The type of one input or output.
-struct TensorSpec {
-  ElementType type;
-  std::vector<int64_t> shape;
-  std::string str() const;
-};
 
 /// One command of the host program as --profile reports it.
 struct CommandProfile {

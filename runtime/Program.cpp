@@ -648,4 +648,19 @@ llvm::Error HostProgram::runInto(llvm::ArrayRef<const HostTensor *> inputs,
   return llvm::Error::success();
 }
 
+RunContext::~RunContext() = default;
+
+llvm::Expected<std::unique_ptr<RunContext>> HostProgram::createRunContext() const {
+  std::unique_ptr<RunContext> ctx(new RunContext());
+  // 64-byte aligned; a large arena in huge pages (allocateAligned).
+  ctx->storage = allocateAligned(std::max<size_t>(arenaBytes, 1));
+  if (!ctx->storage)
+    return makeError(ErrorCode::ResourceExhausted,
+                     "jitrun: error: cannot allocate " + llvm::Twine(arenaBytes) +
+                         " bytes of intermediates for a run");
+  ctx->arena = static_cast<uint8_t *>(ctx->storage.get());
+  ctx->pointers.reserve(buffers.size());
+  return std::move(ctx);
+}
+
 } // namespace jitrun

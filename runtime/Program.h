@@ -20,6 +20,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,9 @@ public:
   /// 64-byte aligned offset free of the buffers it lives alongside (greedy
   /// by size, as TFLite's arena planner).
   void plan();
+
+  /// A run's state for this program: its intermediates arena, allocated.
+  llvm::Expected<std::unique_ptr<RunContext>> createRunContext() const;
 
   /// Runs with the caller's result tensors, which dispatches that compute a
   /// result write straight into, and `ctx`'s intermediates. With

@@ -474,3 +474,10 @@ llvm::Error jitrun::compareTensors(const HostTensor &actual,
   os << "; " << mismatches << " of " << n << " elements differ";
   return llvm::createStringError(llvm::inconvertibleErrorCode(), os.str());
 }
+
+std::string TensorSpec::str() const {
+  std::string s;
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + elementTypeName(type).str();
+}

@@ -151,6 +151,13 @@ llvm::Error compareTensors(const HostTensor &actual,
                            const HostTensor &expected, double atol,
                            double rtol);
 
+/// The type of one input or output.
+struct TensorSpec {
+  ElementType type;
+  std::vector<int64_t> shape;
+  std::string str() const;
+};
+
 } // namespace jitrun
 
 #endif // JITRUN_RUNTIME_TENSOR_H
