@@ -72,8 +72,12 @@ struct CheckStackAllocationPass final
     diag.attachNote() << "raise --stack-allocation-limit, or pass "
                          "--fail-on-out-of-bounds-stack-allocation=false to "
                          "only warn";
-    if (fail)
+    if (fail) {
+      // The kernel compiler retiles on this failure, told by the attribute
+      // (not by the message's text).
+      fn->setAttr(kStackLimitExceededAttrName, UnitAttr::get(fn.getContext()));
       signalPassFailure();
+    }
   }
 };
 

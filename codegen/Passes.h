@@ -49,6 +49,8 @@ struct CodegenOptions {
 /// Attribute names the codegen passes leave on kernel functions.
 constexpr llvm::StringLiteral kWorkgroupsAttrName = "jitrun.workgroups";
 constexpr llvm::StringLiteral kStackBytesAttrName = "jitrun.stack_bytes";
+/// Set on a kernel that failed the stack-allocation check.
+constexpr llvm::StringLiteral kStackLimitExceededAttrName = "jitrun.stack_limit_exceeded";
 constexpr llvm::StringLiteral kNumInputsAttrName = "jitrun.num_inputs";
 /// On a kernel: the error messages of its bounds checks, site 1 first.
 constexpr llvm::StringLiteral kIndexChecksAttrName = "jitrun.index_checks";

@@ -7,26 +7,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Model.h"
-#include "runtime/Program.h"
-#include "runtime/Files.h"
-
-#include "mlir/Parser/Parser.h"
-#include "llvm/Object/ObjectFile.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SHA256.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/TypeSwitch.h"
-#include <atomic>
-#include <dlfcn.h>
-#include <pthread.h>
-#include <unistd.h>
-#include <cerrno>
-#include <thread>
 
 #include "codegen/Passes.h"
 #include "codegen/jit/Jit.h"
+#include "compiler/Diagnostics.h"
+#include "compiler/KernelCompiler.h"
 #include "fusion/Passes.h"
+#include "runtime/Files.h"
+#include "runtime/Program.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -37,16 +25,21 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <new>
+#include <pthread.h>
+#include <thread>
 
 using namespace mlir;
 
@@ -101,7 +94,6 @@ static_assert(static_cast<int>(FloatPredicate::AlwaysTrue) ==
               static_cast<int>(FloatPredicate::UNO) == static_cast<int>(arith::CmpFPredicate::UNO) &&
               static_cast<int>(FloatPredicate::OEQ) == static_cast<int>(arith::CmpFPredicate::OEQ));
 
-static std::string formatDiagnosticText(Diagnostic &diag);
 
 struct CompiledModel::Impl {
   CompileOptions options;
@@ -142,10 +134,9 @@ struct CompiledModel::Impl {
   llvm::Error runPasses(ModuleOp module, llvm::function_ref<void(PassManager &)> build,
                         Diagnostics &diags);
   llvm::Error buildHostProgram(func::FuncOp entry, ModuleOp module);
-  /// A distinct kernel to compile: its dispatch function as text (with
-  /// locations), named after its content hash.
+  /// A distinct kernel: its compile job, then its loaded entry point.
   struct PendingKernel {
-    std::string key, name, symbol, text;
+    KernelJob job;
     KernelFn fn = nullptr;
     int64_t workgroups = 1;
     /// Its bounds checks' messages (read from the loaded object).
@@ -154,60 +145,12 @@ struct CompiledModel::Impl {
   /// Registers a dispatch's kernel (deduplicated); returns its index.
   int registerKernel(func::FuncOp dispatch);
   /// Compiles every registered kernel, in parallel and through the cache,
-  /// and binds the dispatch commands to them.
+  /// loads them and binds the dispatch commands to them.
   llvm::Error compileKernels();
   std::string formatDiagnostic(Diagnostic &diag) { return formatDiagnosticText(diag); }
   std::vector<PendingKernel> kernels;
   std::map<std::string, int> kernelIndex;
 };
-
-/// The first file location inside `loc`, if any.
-static std::optional<FileLineColLoc> fileLocation(Location loc) {
-  std::optional<FileLineColLoc> found;
-  loc->walk([&](Location l) {
-    if (auto f = dyn_cast<FileLineColLoc>(l)) {
-      found = f;
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return found;
-}
-
-static llvm::StringRef severityName(DiagnosticSeverity s) {
-  switch (s) {
-  case DiagnosticSeverity::Error:
-    return "error";
-  case DiagnosticSeverity::Warning:
-    return "warning";
-  case DiagnosticSeverity::Note:
-    return "note";
-  case DiagnosticSeverity::Remark:
-    return "remark";
-  }
-  return "error";
-}
-
-/// `file:line:col: error: message` (or `jitrun: error: message` without a
-/// location), then its notes, one per line.
-static std::string formatDiagnosticText(Diagnostic &diag) {
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  auto line = [&](Location loc, DiagnosticSeverity sev, const std::string &msg) {
-    if (std::optional<FileLineColLoc> f = fileLocation(loc))
-      os << f->getFilename().getValue() << ":" << f->getLine() << ":"
-         << f->getColumn() << ": ";
-    else
-      os << "jitrun: ";
-    os << severityName(sev) << ": " << msg << "\n";
-  };
-  line(diag.getLocation(), diag.getSeverity(), diag.str());
-  // A remark is one line (the fusion explanations are grepped).
-  if (diag.getSeverity() != DiagnosticSeverity::Remark)
-    for (Diagnostic &note : diag.getNotes())
-      line(note.getLocation(), note.getSeverity(), note.str());
-  return out;
-}
 
 llvm::Error CompiledModel::Impl::runPasses(ModuleOp module,
                                            llvm::function_ref<void(PassManager &)> build,
@@ -234,391 +177,59 @@ llvm::Error CompiledModel::Impl::runPasses(ModuleOp module,
   return llvm::Error::success();
 }
 
-static bool isStackLimitError(llvm::StringRef text) {
-  return text.contains("exceeded stack allocation limit");
-}
-
-/// What compiling one kernel produced, in its own thread and context.
-struct KernelResult {
-  std::string object;   // machine code (an object file)
-  int64_t workgroups = 1, stackBytes = 0;
-  bool vector = false;
-  bool vnni = false; // uses AVX-512 VNNI dot products
-  std::vector<std::string> warnings;
-  std::string error;    // empty on success
-  bool fromCache = false;
-};
-
-/// A kernel is vector code when it has vector ops and no innermost loop that
-/// moves data element by element.
-static bool isVectorCode(func::FuncOp kernelFn) {
-  bool scalar = false, vector = false;
-  kernelFn.walk([&](Operation *op) {
-    if (isa<vector::VectorDialect>(op->getDialect()))
-      vector = true;
-    auto loop = dyn_cast<scf::ForOp>(op);
-    if (!loop)
-      return;
-    bool inner = true, hasVector = false, hasScalarAccess = false;
-    loop.getBody()->walk([&](Operation *nested) {
-      if (isa<scf::ForOp>(nested))
-        inner = false;
-      if (isa<vector::VectorDialect>(nested->getDialect()))
-        hasVector = true;
-      if (isa<memref::LoadOp, memref::StoreOp>(nested))
-        hasScalarAccess = true;
-    });
-    if (inner && !hasVector && hasScalarAccess)
-      scalar = true;
-  });
-  return vector && !scalar;
-}
-
-/// Version of the code generator: part of the kernel cache key. Bump it when
-/// codegen changes what a given dispatch compiles to.
-static constexpr llvm::StringLiteral kCodegenVersion = "jitrun-codegen-4";
-
-/// The binary that holds this code generator (the jitrun executable or
-/// libjitrun.so), as path, size and modification time: part of the kernel
-/// cache key, so that a rebuilt jitrun never loads kernels an older build
-/// compiled (a version string alone is forgotten when codegen changes).
-static const std::string &codegenBinaryId() {
-  static const std::string id = [] {
-    Dl_info info;
-    if (!dladdr(reinterpret_cast<void *>(&codegenBinaryId), &info) || !info.dli_fname)
-      return std::string("unknown-binary");
-    llvm::sys::fs::file_status st;
-    if (llvm::sys::fs::status(info.dli_fname, st))
-      return std::string(info.dli_fname);
-    return std::string(info.dli_fname) + " " + std::to_string(st.getSize()) + " " +
-           std::to_string(st.getLastModificationTime().time_since_epoch().count());
-  }();
-  return id;
-}
-
-/// Compiles one kernel (a dispatch function printed with locations) in a
-/// context of its own, so that several compile at once.
-static KernelResult compileKernelIsolated(const std::string &text, const std::string &name,
-                                          const std::string &symbol,
-                                          const CompileOptions &options,
-                                          std::string (*format)(Diagnostic &)) {
-  KernelResult r;
-  DialectRegistry registry;
-  registerJitrunDialects(registry);
-  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
-  context.printOpOnDiagnostic(false);
-  context.loadAllAvailableDialects();
-  std::string errors;
-  std::vector<std::string> warnings;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    std::string t = format(diag);
-    if (diag.getSeverity() == DiagnosticSeverity::Error)
-      errors += t;
-    else if (diag.getSeverity() == DiagnosticSeverity::Warning)
-      warnings.push_back(t);
-    return success();
-  });
-  auto run = [&](ModuleOp m, llvm::function_ref<void(PassManager &)> build) -> bool {
-    PassManager pm(&context, ModuleOp::getOperationName());
-    if (options.configurePassManager)
-      options.configurePassManager(pm);
-    build(pm);
-    return succeeded(pm.run(m));
-  };
-  CodegenOptions cg;
-  cg.vectorBits = options.forceAvx2 ? 256 : hostCpu().vectorBits();
-  cg.vnni = !options.forceAvx2 && hostCpu().avx512 && hostCpu().vnni;
-  cg.stackLimitBytes = options.stackLimitBytes;
-  cg.reference = options.reference;
-  const unsigned scales[] = {1, 2, 4, 8};
-  OwningOpRef<ModuleOp> kernelModule;
-  for (unsigned attempt = 0; attempt < 4; ++attempt) {
-    bool last = attempt == 3 || options.reference;
-    cg.tileScale = scales[attempt];
-    cg.failOnStackLimit = last ? options.failOnStackLimit : true;
-    kernelModule = parseSourceString<ModuleOp>(text, &context);
-    if (!kernelModule) {
-      r.error = "jitrun: error: kernel '" + name + "' did not reparse:\n" + errors;
-      return r;
-    }
-    errors.clear();
-    warnings.clear();
-    if (run(*kernelModule, [&](PassManager &pm) { buildKernelPipeline(pm, cg); }))
-      break;
-    if (errors.empty())
-      errors = "jitrun: error: a compiler pass failed\n";
-    if (last || !llvm::StringRef(errors).contains("exceeded stack allocation limit")) {
-      r.error = llvm::StringRef(errors).rtrim().str();
-      return r;
-    }
-  }
-  r.warnings = warnings;
-  auto kernelFn = kernelModule->lookupSymbol<func::FuncOp>(name);
-  if (!kernelFn) {
-    r.error = "jitrun: error: kernel '" + name + "' vanished during codegen";
-    return r;
-  }
-  if (auto a = kernelFn->getAttrOfType<IntegerAttr>(kWorkgroupsAttrName))
-    r.workgroups = a.getInt();
-  if (auto a = kernelFn->getAttrOfType<IntegerAttr>(kStackBytesAttrName))
-    r.stackBytes = a.getInt();
-  r.vector = isVectorCode(kernelFn);
-  kernelFn.walk([&](LLVM::CallIntrinsicOp call) {
-    r.vnni |= call.getIntrin().starts_with("llvm.x86.avx512.vpdpbusd");
-  });
-  // Diagnostics named the dispatch; machine code is named after the
-  // kernel's content, so that cached objects never clash in the JIT.
-  kernelFn.setSymName(symbol);
-  addIndexCheckTable(*kernelModule, kernelFn, symbol);
-  errors.clear();
-  if (!run(*kernelModule, [&](PassManager &pm) { buildLowerToLLVMPipeline(pm); })) {
-    r.error = errors.empty() ? "jitrun: error: lowering a kernel to LLVM failed"
-                             : llvm::StringRef(errors).rtrim().str();
-    return r;
-  }
-  llvm::Expected<std::string> object =
-      KernelJit::compileToObject(*kernelModule, {symbol}, options.forceAvx2);
-  if (!object) {
-    r.error = llvm::toString(object.takeError());
-    return r;
-  }
-  r.object = std::move(*object);
-  return r;
-}
-
-/// The kernel cache: one file per kernel, `DIR/KEY.jrk`: a header line
-///   jitrun-kernel KEY WORKGROUPS STACK_BYTES VECTOR VNNI OBJECT_BYTES SHA256
-/// then the object file. The checksum covers the header's fields and the
-/// object. An entry is used only when its key is the one asked for, its
-/// checksum and fields are sound and its object defines the kernel's symbol:
-/// anything else (truncated, edited, swapped, written by another version) is
-/// a miss, compiled again and rewritten. Entries are written whole to a
-/// temporary file and renamed (writeFileSafely), so a reader never sees half
-/// of one and a failed write leaves nothing behind.
-static constexpr llvm::StringLiteral kCacheMagic = "jitrun-kernel";
-/// The most workgroups a kernel's grid may have (the strategy makes at most
-/// a few thousand); a cache entry above it is damaged.
-static constexpr int64_t kMaxWorkgroups = int64_t(1) << 24;
-
-static std::string cacheChecksum(llvm::StringRef fields, llvm::StringRef object) {
-  llvm::SHA256 sha;
-  sha.update(fields);
-  sha.update(object);
-  return llvm::toHex(sha.final(), /*LowerCase=*/true);
-}
-
-static std::string cacheFields(const std::string &key, const KernelResult &r) {
-  return key + " " + std::to_string(r.workgroups) + " " + std::to_string(r.stackBytes) + " " +
-         (r.vector ? "1" : "0") + " " + (r.vnni ? "1" : "0") + " " +
-         std::to_string(r.object.size());
-}
-
-static bool definesSymbol(llvm::StringRef object, llvm::StringRef symbol) {
-  auto parsed = llvm::object::ObjectFile::createObjectFile(
-      llvm::MemoryBufferRef(object, "cache-entry"));
-  if (!parsed) {
-    llvm::consumeError(parsed.takeError());
-    return false;
-  }
-  for (const llvm::object::SymbolRef &sym : (*parsed)->symbols()) {
-    llvm::Expected<llvm::StringRef> name = sym.getName();
-    llvm::Expected<uint32_t> flags = sym.getFlags();
-    if (!name || !flags) {
-      llvm::consumeError(name.takeError());
-      llvm::consumeError(flags.takeError());
-      continue;
-    }
-    if (*name == symbol && !(*flags & llvm::object::SymbolRef::SF_Undefined))
-      return true;
-  }
-  return false;
-}
-
-static bool readCacheEntry(const std::string &dir, const std::string &key,
-                           const std::string &symbol, KernelResult &r) {
-  std::string path = dir + "/" + key + ".jrk";
-  if (!llvm::sys::fs::exists(path))
-    return false;
-  llvm::Expected<std::string> bytes = readRegularFile(path, "cache entry");
-  if (!bytes) {
-    llvm::consumeError(bytes.takeError());
-    return false;
-  }
-  llvm::StringRef text(*bytes);
-  auto [header, object] = text.split('\n');
-  llvm::SmallVector<llvm::StringRef, 8> f;
-  header.split(f, ' ');
-  if (f.size() != 8 || f[0] != kCacheMagic || f[1] != key)
-    return false;
-  int64_t wg, sb, vec, vnni, size;
-  if (f[2].getAsInteger(10, wg) || f[3].getAsInteger(10, sb) || f[4].getAsInteger(10, vec) ||
-      f[5].getAsInteger(10, vnni) || f[6].getAsInteger(10, size))
-    return false;
-  if (wg < 1 || wg > kMaxWorkgroups || sb < 0 || (vec != 0 && vec != 1) ||
-      (vnni != 0 && vnni != 1) || size < 1 || static_cast<uint64_t>(size) != object.size())
-    return false;
-  std::string fields = header.drop_front(kCacheMagic.size() + 1).rsplit(' ').first.str();
-  if (cacheChecksum(fields, object) != f[7])
-    return false;
-  // A copy, aligned as the object parser needs (the header has any length).
-  std::string copy = object.str();
-  // The JIT calls the kernel through its `_abi` wrapper (KernelJit::lookup).
-  if (!definesSymbol(copy, symbol + "_abi") || !definesSymbol(copy, symbol + "_checks"))
-    return false;
-  r.object = std::move(copy);
-  r.workgroups = wg;
-  r.stackBytes = sb;
-  r.vector = vec != 0;
-  r.vnni = vnni != 0;
-  r.fromCache = true;
-  return true;
-}
-
-/// Writes the entry; returns why it could not, or "".
-static std::string writeCacheEntry(const std::string &dir, const std::string &key,
-                                   const KernelResult &r) {
-  std::string fields = cacheFields(key, r);
-  std::string image = kCacheMagic.str() + " " + fields + " " + cacheChecksum(fields, r.object) +
-                      "\n" + r.object;
-  if (llvm::Error e = writeFileSafely(dir + "/" + key + ".jrk", image))
-    return llvm::toString(std::move(e));
-  return "";
-}
-
-/// Why `dir` cannot hold the kernel cache, or "" if it can (it is created
-/// when missing).
-static std::string cacheDirProblem(const std::string &dir) {
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return ec.message();
-  if (!llvm::sys::fs::is_directory(dir))
-    return "not a directory";
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    return std::strerror(errno);
-  return "";
-}
-
 int CompiledModel::Impl::registerKernel(func::FuncOp dispatch) {
-  // Deduplicate: identical bodies with identical shapes share one kernel.
-  // The kernel's symbol is named after its content, so that objects from
-  // the cache never clash in the JIT.
-  func::FuncOp copy = cast<func::FuncOp>(dispatch->clone());
-  copy.setSymName("k");
-  std::string body;
-  {
-    llvm::raw_string_ostream os(body);
-    copy->print(os, OpPrintingFlags().printGenericOpForm());
-  }
-  std::string keyText = body + "\n" + KernelJit::targetId(options.forceAvx2) + "\n" +
-                        kCodegenVersion.str() + " " + codegenBinaryId() + " limit=" +
-                        std::to_string(options.stackLimitBytes) +
-                        (options.failOnStackLimit ? " fail" : " warn") +
-                        (options.reference ? " reference" : "");
-  llvm::SHA256 sha;
-  sha.update(keyText);
-  std::string key = llvm::toHex(sha.final(), /*LowerCase=*/true).substr(0, 32);
-  if (auto it = kernelIndex.find(key); it != kernelIndex.end()) {
-    copy->erase();
+  KernelJob job = KernelCompiler(options).makeJob(dispatch);
+  if (auto it = kernelIndex.find(job.key); it != kernelIndex.end())
     return it->second;
-  }
-  PendingKernel k;
-  k.key = key;
-  k.name = dispatch.getSymName().str();
-  k.symbol = "k_" + key;
-  copy.setSymName(k.name);
-  copy.setPublic();
-  {
-    OwningOpRef<ModuleOp> holder = ModuleOp::create(dispatch.getLoc());
-    holder->push_back(copy);
-    llvm::raw_string_ostream os(k.text);
-    holder->print(os, OpPrintingFlags().enableDebugInfo());
-  }
-  kernels.push_back(std::move(k));
-  kernelIndex[key] = static_cast<int>(kernels.size() - 1);
+  kernelIndex[job.key] = static_cast<int>(kernels.size());
+  kernels.push_back(PendingKernel{std::move(job)});
   return static_cast<int>(kernels.size() - 1);
 }
 
 llvm::Error CompiledModel::Impl::compileKernels() {
-  std::vector<KernelResult> results(kernels.size());
-  std::vector<std::string> cacheWriteErrors(kernels.size());
-  std::atomic<size_t> next{0};
-  auto formatter = [](Diagnostic &d) { return formatDiagnosticText(d); };
-  bool useCache = !options.cacheDir.empty();
-  if (useCache) {
-    std::string problem = cacheDirProblem(options.cacheDir);
-    if (!problem.empty()) {
-      warnings.push_back("jitrun: warning: kernel cache directory '" + options.cacheDir +
-                         "' cannot be used (" + problem + "); compiling without it");
-      useCache = false;
-    }
-  }
-  auto compileOne = [&](size_t i) {
-    PendingKernel &k = kernels[i];
-    results[i] = compileKernelIsolated(k.text, k.name, k.symbol, options, +formatter);
-    if (results[i].error.empty() && useCache)
-      cacheWriteErrors[i] = writeCacheEntry(options.cacheDir, k.key, results[i]);
-  };
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < kernels.size();) {
-      if (useCache && readCacheEntry(options.cacheDir, kernels[i].key, kernels[i].symbol,
-                                     results[i]))
-        continue;
-      compileOne(i);
-    }
-  };
-  // Kernels compile in parallel, one context per thread (MLIRContext is not
-  // for concurrent use); at most one thread per core.
-  unsigned threads = std::max(1u, std::min<unsigned>(
-      options.compileThreads ? options.compileThreads : std::thread::hardware_concurrency(),
-      static_cast<unsigned>(kernels.size())));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (std::thread &t : pool)
-    t.join();
+  KernelCompiler compiler(options);
+  std::vector<KernelJob> jobs;
+  for (const PendingKernel &k : kernels)
+    jobs.push_back(k.job);
+  std::vector<CompiledKernel> results = compiler.compileAll(jobs, warnings);
   // Errors in program order: the first failing dispatch is reported.
-  bool cacheWriteWarned = false;
   for (size_t i = 0; i < kernels.size(); ++i) {
-    KernelResult &r = results[i];
+    PendingKernel &k = kernels[i];
+    CompiledKernel &r = results[i];
     if (!r.error.empty())
       return makeError(r.error);
-    if (!cacheWriteErrors[i].empty() && !cacheWriteWarned) {
-      // Once: a full disk fails every entry alike.
-      warnings.push_back("jitrun: warning: kernel cache not written: " + cacheWriteErrors[i]);
-      cacheWriteWarned = true;
-    }
     for (std::string &w : r.warnings)
       warnings.push_back(w);
     if (r.workgroups < 1 || r.workgroups > kMaxWorkgroups)
-      return makeError(ErrorCode::CompileError,
-                       "jitrun: error: kernel '" + kernels[i].name + "' has " +
-                           llvm::Twine(r.workgroups) + " workgroups");
+      return makeError(ErrorCode::CompileError, "jitrun: error: kernel '" + k.job.name +
+                                                    "' has " + llvm::Twine(r.workgroups) +
+                                                    " workgroups");
     auto load = [&]() -> llvm::Expected<KernelFn> {
-      if (llvm::Error e = jit->addObject(r.object, kernels[i].symbol))
+      if (llvm::Error e = jit->addObject(r.object, k.job.symbol))
         return std::move(e);
-      llvm::Expected<const char *> checks = jit->lookupChecks(kernels[i].symbol);
+      llvm::Expected<const char *> checks = jit->lookupChecks(k.job.symbol);
       if (!checks)
         return checks.takeError();
-      kernels[i].checks.clear();
+      k.checks.clear();
       llvm::SmallVector<llvm::StringRef> lines;
       llvm::StringRef(*checks).split(lines, '\n', -1, /*KeepEmpty=*/false);
       for (llvm::StringRef line : lines)
-        kernels[i].checks.push_back(line.str());
-      return jit->lookup(kernels[i].symbol);
+        k.checks.push_back(line.str());
+      return jit->lookup(k.job.symbol);
     };
     llvm::Expected<KernelFn> fn = load();
     if (!fn && r.fromCache) {
       // A cached object the JIT refuses is a miss too: compile it again.
       llvm::consumeError(fn.takeError());
-      compileOne(i);
+      r = compiler.recompile(k.job);
       if (!r.error.empty())
         return makeError(r.error);
       fn = load();
     }
     if (!fn)
       return fn.takeError();
-    kernels[i].fn = *fn;
-    kernels[i].workgroups = r.workgroups;
+    k.fn = *fn;
+    k.workgroups = r.workgroups;
     stats.stackBytesMax = std::max(stats.stackBytesMax, r.stackBytes);
     if (r.vector)
       ++stats.vectorizedOps;

@@ -200,14 +200,6 @@ Error KernelJit::addObject(StringRef object, StringRef name) {
   return jit->addObjectFile(MemoryBuffer::getMemBufferCopy(object, name));
 }
 
-Error KernelJit::addModule(mlir::ModuleOp module, ArrayRef<std::string> kernels) {
-  bool forceAvx2 = cpu == "haswell" && hostCpu().name != "haswell";
-  Expected<std::string> object = compileToObject(module, kernels, forceAvx2);
-  if (!object)
-    return object.takeError();
-  return addObject(*object, kernels.empty() ? "kernels" : kernels.front());
-}
-
 Expected<KernelFn> KernelJit::lookup(StringRef name) {
   auto addr = jit->lookup((name + "_abi").str());
   if (!addr)

@@ -48,11 +48,9 @@ public:
   ~KernelJit();
 
   /// Translates `module` (LLVM dialect), wraps every function named in
-  /// `kernels` with its `_abi` entry, optimizes at O3 and adds it to the JIT.
-  llvm::Error addModule(mlir::ModuleOp module, llvm::ArrayRef<std::string> kernels);
-  /// The same up to machine code: an object file for the host CPU (or
-  /// Haswell with `forceAvx2`). Safe to call from several threads at once,
-  /// each with its own MLIR context.
+  /// `kernels` with its `_abi` entry, optimizes at O3 and emits an object
+  /// file for the host CPU (or Haswell with `forceAvx2`). Safe to call from
+  /// several threads at once, each with its own MLIR context.
   static llvm::Expected<std::string> compileToObject(mlir::ModuleOp module,
                                                      llvm::ArrayRef<std::string> kernels,
                                                      bool forceAvx2);

@@ -1,0 +1,23 @@
+//===- Diagnostics.h - MLIR diagnostics as jitrun's error text --*- C++ -*-===//
+
+#ifndef JITRUN_COMPILER_DIAGNOSTICS_H
+#define JITRUN_COMPILER_DIAGNOSTICS_H
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+
+#include <optional>
+#include <string>
+
+namespace jitrun {
+
+/// The first file location inside `loc`, if any.
+std::optional<mlir::FileLineColLoc> firstFileLocation(mlir::Location loc);
+
+/// `file:line:col: error: message` (or `jitrun: error: message` without a
+/// location), then its notes, one per line (a remark is one line).
+std::string formatDiagnosticText(mlir::Diagnostic &diag);
+
+} // namespace jitrun
+
+#endif // JITRUN_COMPILER_DIAGNOSTICS_H

@@ -1,0 +1,369 @@
+//===- KernelCompiler.cpp - dispatch functions to cached machine code ----===//
+//
+// Each distinct dispatch compiles in an MLIRContext of its own (several at
+// once, one per core): the kernel pipeline, retried with smaller tiles while
+// a kernel is over the stack limit, then the LLVM lowering and object
+// emission. The kernel cache keeps the objects across runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/KernelCompiler.h"
+
+#include "codegen/Passes.h"
+#include "codegen/jit/Jit.h"
+#include "compiler/Diagnostics.h"
+#include "runtime/Files.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/SHA256.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <dlfcn.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace mlir;
+
+namespace jitrun {
+
+/// A kernel is vector code when it has vector ops and no innermost loop that
+/// moves data element by element.
+static bool isVectorCode(func::FuncOp kernelFn) {
+  bool scalar = false, vector = false;
+  kernelFn.walk([&](Operation *op) {
+    if (isa<vector::VectorDialect>(op->getDialect()))
+      vector = true;
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop)
+      return;
+    bool inner = true, hasVector = false, hasScalarAccess = false;
+    loop.getBody()->walk([&](Operation *nested) {
+      if (isa<scf::ForOp>(nested))
+        inner = false;
+      if (isa<vector::VectorDialect>(nested->getDialect()))
+        hasVector = true;
+      if (isa<memref::LoadOp, memref::StoreOp>(nested))
+        hasScalarAccess = true;
+    });
+    if (inner && !hasVector && hasScalarAccess)
+      scalar = true;
+  });
+  return vector && !scalar;
+}
+
+/// Version of the code generator: part of the kernel cache key. Bump it when
+/// codegen changes what a given dispatch compiles to.
+static constexpr llvm::StringLiteral kCodegenVersion = "jitrun-codegen-4";
+
+/// The binary that holds this code generator (the jitrun executable or
+/// libjitrun.so), as path, size and modification time: part of the kernel
+/// cache key, so that a rebuilt jitrun never loads kernels an older build
+/// compiled (a version string alone is forgotten when codegen changes).
+static const std::string &codegenBinaryId() {
+  static const std::string id = [] {
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<void *>(&codegenBinaryId), &info) || !info.dli_fname)
+      return std::string("unknown-binary");
+    llvm::sys::fs::file_status st;
+    if (llvm::sys::fs::status(info.dli_fname, st))
+      return std::string(info.dli_fname);
+    return std::string(info.dli_fname) + " " + std::to_string(st.getSize()) + " " +
+           std::to_string(st.getLastModificationTime().time_since_epoch().count());
+  }();
+  return id;
+}
+
+/// Compiles one kernel (a dispatch function printed with locations) in a
+/// context of its own, so that several compile at once.
+static CompiledKernel compileKernelIsolated(const std::string &text, const std::string &name,
+                                            const std::string &symbol,
+                                            const CompileOptions &options) {
+  CompiledKernel r;
+  DialectRegistry registry;
+  registerJitrunDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  context.printOpOnDiagnostic(false);
+  context.loadAllAvailableDialects();
+  std::string errors;
+  std::vector<std::string> warnings;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    std::string t = formatDiagnosticText(diag);
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      errors += t;
+    else if (diag.getSeverity() == DiagnosticSeverity::Warning)
+      warnings.push_back(t);
+    return success();
+  });
+  auto run = [&](ModuleOp m, llvm::function_ref<void(PassManager &)> build) -> bool {
+    PassManager pm(&context, ModuleOp::getOperationName());
+    if (options.configurePassManager)
+      options.configurePassManager(pm);
+    build(pm);
+    return succeeded(pm.run(m));
+  };
+  CodegenOptions cg;
+  cg.vectorBits = options.forceAvx2 ? 256 : hostCpu().vectorBits();
+  cg.vnni = !options.forceAvx2 && hostCpu().avx512 && hostCpu().vnni;
+  cg.stackLimitBytes = options.stackLimitBytes;
+  cg.reference = options.reference;
+  const unsigned scales[] = {1, 2, 4, 8};
+  OwningOpRef<ModuleOp> kernelModule;
+  for (unsigned attempt = 0; attempt < 4; ++attempt) {
+    bool last = attempt == 3 || options.reference;
+    cg.tileScale = scales[attempt];
+    cg.failOnStackLimit = last ? options.failOnStackLimit : true;
+    kernelModule = parseSourceString<ModuleOp>(text, &context);
+    if (!kernelModule) {
+      r.error = "jitrun: error: kernel '" + name + "' did not reparse:\n" + errors;
+      return r;
+    }
+    errors.clear();
+    warnings.clear();
+    if (run(*kernelModule, [&](PassManager &pm) { buildKernelPipeline(pm, cg); }))
+      break;
+    if (errors.empty())
+      errors = "jitrun: error: a compiler pass failed\n";
+    // Over the stack limit: retile with smaller tiles, unless this was the
+    // last attempt; any other failure is final.
+    auto failedFn = kernelModule->lookupSymbol<func::FuncOp>(name);
+    bool overStack = failedFn && failedFn->hasAttr(kStackLimitExceededAttrName);
+    if (last || !overStack) {
+      r.error = llvm::StringRef(errors).rtrim().str();
+      return r;
+    }
+  }
+  r.warnings = warnings;
+  auto kernelFn = kernelModule->lookupSymbol<func::FuncOp>(name);
+  if (!kernelFn) {
+    r.error = "jitrun: error: kernel '" + name + "' vanished during codegen";
+    return r;
+  }
+  if (auto a = kernelFn->getAttrOfType<IntegerAttr>(kWorkgroupsAttrName))
+    r.workgroups = a.getInt();
+  if (auto a = kernelFn->getAttrOfType<IntegerAttr>(kStackBytesAttrName))
+    r.stackBytes = a.getInt();
+  r.vector = isVectorCode(kernelFn);
+  kernelFn.walk([&](LLVM::CallIntrinsicOp call) {
+    r.vnni |= call.getIntrin().starts_with("llvm.x86.avx512.vpdpbusd");
+  });
+  // Diagnostics named the dispatch; machine code is named after the
+  // kernel's content, so that cached objects never clash in the JIT.
+  kernelFn.setSymName(symbol);
+  addIndexCheckTable(*kernelModule, kernelFn, symbol);
+  errors.clear();
+  if (!run(*kernelModule, [&](PassManager &pm) { buildLowerToLLVMPipeline(pm); })) {
+    r.error = errors.empty() ? "jitrun: error: lowering a kernel to LLVM failed"
+                             : llvm::StringRef(errors).rtrim().str();
+    return r;
+  }
+  llvm::Expected<std::string> object =
+      KernelJit::compileToObject(*kernelModule, {symbol}, options.forceAvx2);
+  if (!object) {
+    r.error = llvm::toString(object.takeError());
+    return r;
+  }
+  r.object = std::move(*object);
+  return r;
+}
+
+/// The kernel cache: one file per kernel, `DIR/KEY.jrk`: a header line
+///   jitrun-kernel KEY WORKGROUPS STACK_BYTES VECTOR VNNI OBJECT_BYTES SHA256
+/// then the object file. The checksum covers the header's fields and the
+/// object. An entry is used only when its key is the one asked for, its
+/// checksum and fields are sound and its object defines the kernel's symbol:
+/// anything else (truncated, edited, swapped, written by another version) is
+/// a miss, compiled again and rewritten. Entries are written whole to a
+/// temporary file and renamed (writeFileSafely), so a reader never sees half
+/// of one and a failed write leaves nothing behind.
+static constexpr llvm::StringLiteral kCacheMagic = "jitrun-kernel";
+
+static std::string cacheChecksum(llvm::StringRef fields, llvm::StringRef object) {
+  llvm::SHA256 sha;
+  sha.update(fields);
+  sha.update(object);
+  return llvm::toHex(sha.final(), /*LowerCase=*/true);
+}
+
+static std::string cacheFields(const std::string &key, const CompiledKernel &r) {
+  return key + " " + std::to_string(r.workgroups) + " " + std::to_string(r.stackBytes) + " " +
+         (r.vector ? "1" : "0") + " " + (r.vnni ? "1" : "0") + " " +
+         std::to_string(r.object.size());
+}
+
+static bool definesSymbol(llvm::StringRef object, llvm::StringRef symbol) {
+  auto parsed = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(object, "cache-entry"));
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return false;
+  }
+  for (const llvm::object::SymbolRef &sym : (*parsed)->symbols()) {
+    llvm::Expected<llvm::StringRef> name = sym.getName();
+    llvm::Expected<uint32_t> flags = sym.getFlags();
+    if (!name || !flags) {
+      llvm::consumeError(name.takeError());
+      llvm::consumeError(flags.takeError());
+      continue;
+    }
+    if (*name == symbol && !(*flags & llvm::object::SymbolRef::SF_Undefined))
+      return true;
+  }
+  return false;
+}
+
+static bool readCacheEntry(const std::string &dir, const std::string &key,
+                           const std::string &symbol, CompiledKernel &r) {
+  std::string path = dir + "/" + key + ".jrk";
+  if (!llvm::sys::fs::exists(path))
+    return false;
+  llvm::Expected<std::string> bytes = readRegularFile(path, "cache entry");
+  if (!bytes) {
+    llvm::consumeError(bytes.takeError());
+    return false;
+  }
+  llvm::StringRef text(*bytes);
+  auto [header, object] = text.split('\n');
+  llvm::SmallVector<llvm::StringRef, 8> f;
+  header.split(f, ' ');
+  if (f.size() != 8 || f[0] != kCacheMagic || f[1] != key)
+    return false;
+  int64_t wg, sb, vec, vnni, size;
+  if (f[2].getAsInteger(10, wg) || f[3].getAsInteger(10, sb) || f[4].getAsInteger(10, vec) ||
+      f[5].getAsInteger(10, vnni) || f[6].getAsInteger(10, size))
+    return false;
+  if (wg < 1 || wg > kMaxWorkgroups || sb < 0 || (vec != 0 && vec != 1) ||
+      (vnni != 0 && vnni != 1) || size < 1 || static_cast<uint64_t>(size) != object.size())
+    return false;
+  std::string fields = header.drop_front(kCacheMagic.size() + 1).rsplit(' ').first.str();
+  if (cacheChecksum(fields, object) != f[7])
+    return false;
+  // A copy, aligned as the object parser needs (the header has any length).
+  std::string copy = object.str();
+  // The JIT calls the kernel through its `_abi` wrapper (KernelJit::lookup).
+  if (!definesSymbol(copy, symbol + kKernelEntrySuffix) || !definesSymbol(copy, symbol + kKernelChecksSuffix))
+    return false;
+  r.object = std::move(copy);
+  r.workgroups = wg;
+  r.stackBytes = sb;
+  r.vector = vec != 0;
+  r.vnni = vnni != 0;
+  r.fromCache = true;
+  return true;
+}
+
+/// Writes the entry; returns why it could not, or "".
+static std::string writeCacheEntry(const std::string &dir, const std::string &key,
+                                   const CompiledKernel &r) {
+  std::string fields = cacheFields(key, r);
+  std::string image = kCacheMagic.str() + " " + fields + " " + cacheChecksum(fields, r.object) +
+                      "\n" + r.object;
+  if (llvm::Error e = writeFileSafely(dir + "/" + key + ".jrk", image))
+    return llvm::toString(std::move(e));
+  return "";
+}
+
+/// Why `dir` cannot hold the kernel cache, or "" if it can (it is created
+/// when missing).
+static std::string cacheDirProblem(const std::string &dir) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return ec.message();
+  if (!llvm::sys::fs::is_directory(dir))
+    return "not a directory";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return std::strerror(errno);
+  return "";
+}
+
+KernelCompiler::KernelCompiler(const CompileOptions &options) : options(options) {}
+
+KernelJob KernelCompiler::makeJob(func::FuncOp dispatch) const {
+  // Identical bodies with identical shapes get one key: the caller
+  // deduplicates on it. The symbol is named after the key, so that objects
+  // from the cache never clash in the JIT.
+  func::FuncOp copy = cast<func::FuncOp>(dispatch->clone());
+  copy.setSymName("k");
+  std::string body;
+  {
+    llvm::raw_string_ostream os(body);
+    copy->print(os, OpPrintingFlags().printGenericOpForm());
+  }
+  std::string keyText = body + "\n" + KernelJit::targetId(options.forceAvx2) + "\n" +
+                        kCodegenVersion.str() + " " + codegenBinaryId() + " limit=" +
+                        std::to_string(options.stackLimitBytes) +
+                        (options.failOnStackLimit ? " fail" : " warn") +
+                        (options.reference ? " reference" : "");
+  llvm::SHA256 sha;
+  sha.update(keyText);
+  KernelJob job;
+  job.key = llvm::toHex(sha.final(), /*LowerCase=*/true).substr(0, 32);
+  job.name = dispatch.getSymName().str();
+  job.symbol = "k_" + job.key;
+  copy.setSymName(job.name);
+  copy.setPublic();
+  OwningOpRef<ModuleOp> holder = ModuleOp::create(dispatch.getLoc());
+  holder->push_back(copy);
+  llvm::raw_string_ostream os(job.text);
+  holder->print(os, OpPrintingFlags().enableDebugInfo());
+  return job;
+}
+
+std::vector<CompiledKernel> KernelCompiler::compileAll(llvm::ArrayRef<KernelJob> jobs,
+                                                       std::vector<std::string> &warnings) {
+  std::vector<CompiledKernel> results(jobs.size());
+  std::vector<std::string> cacheWriteErrors(jobs.size());
+  useCache = !options.cacheDir.empty();
+  if (useCache) {
+    std::string problem = cacheDirProblem(options.cacheDir);
+    if (!problem.empty()) {
+      warnings.push_back("jitrun: warning: kernel cache directory '" + options.cacheDir +
+                         "' cannot be used (" + problem + "); compiling without it");
+      useCache = false;
+    }
+  }
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+      if (useCache && readCacheEntry(options.cacheDir, jobs[i].key, jobs[i].symbol, results[i]))
+        continue;
+      results[i] = compileKernelIsolated(jobs[i].text, jobs[i].name, jobs[i].symbol, options);
+      if (results[i].error.empty() && useCache)
+        cacheWriteErrors[i] = writeCacheEntry(options.cacheDir, jobs[i].key, results[i]);
+    }
+  };
+  // One context per thread (MLIRContext is not for concurrent use); at most
+  // one thread per core.
+  unsigned threads = std::max(1u, std::min<unsigned>(
+      options.compileThreads ? options.compileThreads : std::thread::hardware_concurrency(),
+      static_cast<unsigned>(jobs.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (std::thread &t : pool)
+    t.join();
+  for (const std::string &e : cacheWriteErrors)
+    if (!e.empty()) {
+      // Once: a full disk fails every entry alike.
+      warnings.push_back("jitrun: warning: kernel cache not written: " + e);
+      break;
+    }
+  return results;
+}
+
+CompiledKernel KernelCompiler::recompile(const KernelJob &job) {
+  CompiledKernel r = compileKernelIsolated(job.text, job.name, job.symbol, options);
+  if (r.error.empty() && useCache)
+    (void)writeCacheEntry(options.cacheDir, job.key, r);
+  return r;
+}
+
+} // namespace jitrun
