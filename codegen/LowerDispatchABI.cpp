@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Passes.h"
-#include "fusion/Passes.h"
+#include "contract/Dispatch.h"
 
 #define DEBUG_TYPE "jitrun-codegen-lower-dispatch-abi"
 

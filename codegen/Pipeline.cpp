@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Passes.h"
-#include "fusion/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"

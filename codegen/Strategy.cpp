@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Strategy.h"
-#include "fusion/Passes.h"
+#include "contract/Dispatch.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -305,12 +305,6 @@ static SmallVector<int64_t> rootToAnchorLoops(linalg::LinalgOp root,
   return map;
 }
 
-static int64_t estimateWork(linalg::LinalgOp op) {
-  int64_t work = 1;
-  for (int64_t r : op.getStaticLoopRanges())
-    work *= ShapedType::isDynamic(r) ? 1 : r;
-  return work;
-}
 
 } // namespace
 
@@ -382,7 +376,8 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
 
   // Workgroups: split outer parallel loops until the grid is large enough.
   // A broadcast epilogue's work is its consumer's, the larger.
-  int64_t work = estimateWork(anchor.op), rootWork = estimateWork(root);
+  // Kernels have static shapes (LowerDispatchABI), so the work is known.
+  int64_t work = staticWork(anchor.op).value_or(1), rootWork = staticWork(root).value_or(1);
   int64_t target =
       (broadcastEpilogue ? rootWork : work) < (1 << 15) ? 1 : opts.targetWorkgroups;
   int64_t count = 1;

@@ -9,7 +9,7 @@
 
 #include "codegen/Passes.h"
 #include "codegen/Strategy.h"
-#include "fusion/Passes.h"
+#include "contract/Dispatch.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"

@@ -54,19 +54,5 @@ struct DecomposeHostOpsPass final
 };
 } // namespace
 
-bool isFusedWindowPad(tensor::PadOp pad) {
-  if (!pad.getConstantPaddingValue() || !pad.getSourceType().hasStaticShape() ||
-      !pad.getResultType().hasStaticShape() || !pad.getLow().empty() ||
-      !pad.getHigh().empty() || !pad.getResult().hasOneUse())
-    return false;
-  OpOperand &use = *pad.getResult().getUses().begin();
-  auto window = dyn_cast<linalg::LinalgOp>(use.getOwner());
-  if (!window || !isa<linalg::ConvolutionOpInterface>(window.getOperation()) ||
-      window.getNumDpsInputs() != 2 || use.getOperandNumber() != 0 ||
-      window->getBlock() != pad->getBlock())
-    return false;
-  FailureOr<linalg::ConvolutionDimensions> dims = linalg::inferConvolutionDims(window);
-  return succeeded(dims) && dims->inputChannel.empty();
-}
 
 } // namespace jitrun

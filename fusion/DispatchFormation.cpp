@@ -89,20 +89,6 @@ consumerThroughExpand(Operation *op, const llvm::DenseSet<Operation *> &taken,
   return {expand, user};
 }
 
-/// The product of `op`'s static loop ranges; 0 when one is dynamic.
-static int64_t staticWork(Operation *op) {
-  auto l = dyn_cast<linalg::LinalgOp>(op);
-  if (!l)
-    return 0;
-  int64_t work = 1;
-  for (int64_t r : l.getStaticLoopRanges()) {
-    if (ShapedType::isDynamic(r))
-      return 0;
-    work *= r;
-  }
-  return work;
-}
-
 /// A root that is cheap next to `consumer`, which broadcasts its result: the
 /// squeeze-excite gate of EfficientNet and MobileNetV3, x * sigmoid(conv(se))
 /// over H x W x C, where the 1x1 convolution on the pooled 1x1xC vector has
@@ -116,7 +102,8 @@ static int64_t staticWork(Operation *op) {
 /// convolution with real reuse has far more work than its consumer and
 /// keeps its own dispatch and tiling.
 static bool isCheapBroadcastRoot(Operation *root, Operation *consumer) {
-  int64_t rootWork = staticWork(root), consumerWork = staticWork(consumer);
+  int64_t rootWork = staticWork(root).value_or(0),
+          consumerWork = staticWork(consumer).value_or(0);
   return isRootOp(root) && rootWork > 0 && consumerWork > 0 &&
          rootWork <= 4 * consumerWork;
 }

@@ -27,27 +27,6 @@ using namespace mlir;
 
 namespace jitrun {
 
-bool isRootOp(Operation *op) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || isa<linalg::FillOp>(op))
-    return false;
-  return linalgOp.getNumReductionLoops() > 0;
-}
-
-Operation *dispatchRootOp(func::FuncOp dispatch) {
-  Operation *root = nullptr, *firstCompute = nullptr, *first = nullptr;
-  dispatch.walk([&](linalg::LinalgOp linalgOp) {
-    Operation *op = linalgOp.getOperation();
-    if (!first)
-      first = op;
-    if (!firstCompute && !isa<linalg::FillOp>(op))
-      firstCompute = op;
-    if (!root && isRootOp(op))
-      root = op;
-  });
-  return root ? root : firstCompute ? firstCompute : first;
-}
-
 std::optional<ArrayRef<char>> constantBytes(Attribute value) {
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();

@@ -15,6 +15,8 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "contract/Dispatch.h"
+
 namespace jitrun {
 
 /// How hard dispatch formation fuses.
@@ -34,13 +36,6 @@ struct FusionOptions {
   bool explain = false;
 };
 
-/// True for ops that anchor a dispatch: linalg ops with a reduction loop
-/// (contractions, convolutions, pooling, reductions).
-bool isRootOp(mlir::Operation *op);
-
-/// The op that names a dispatch function: its root, else its first linalg op
-/// that is not a fill, else its first linalg op (null when it has none).
-mlir::Operation *dispatchRootOp(mlir::func::FuncOp dispatch);
 /// True for linalg ops whose loops are all parallel (elementwise, broadcast,
 /// transpose), fills excluded.
 bool isElementwiseOp(mlir::Operation *op);
@@ -54,15 +49,6 @@ bool shouldFuseElementwise(mlir::OpOperand *fusedOperand, unsigned maxOperands);
 /// producer-has-other-uses, broadcast-would-recompute, operand-cap.
 llvm::StringRef elementwiseFusionRefusal(mlir::OpOperand *fusedOperand,
                                          unsigned maxOperands);
-
-/// True for a tensor.pad that dispatch formation fuses into its user: a
-/// constant, static padding read only as the input of channel-parallel
-/// window ops (depthwise convolutions, pooling). Codegen reads such a pad's
-/// interior straight from the unpadded input and pads only the border tiles
-/// on the stack (no host fill and copy of the whole activation). A pad in
-/// front of a convolution with input channels stays a host fill and copy:
-/// one tile's padded input would hold every input channel.
-bool isFusedWindowPad(mlir::tensor::PadOp pad);
 
 /// For a tensor.expand_shape or tensor.collapse_shape that only inserts or
 /// drops unit dims (each group of its reassociation has at most one dim that
@@ -87,14 +73,6 @@ bool isFreshFill(mlir::Value init);
 /// rewritten into another shape stays a fill its dispatch takes; else null.
 mlir::Value refillInShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value init,
                           llvm::ArrayRef<mlir::OpFoldResult> sizes);
-
-/// Name of the unit attribute that marks outlined dispatch functions.
-constexpr llvm::StringLiteral kDispatchAttrName = "jitrun.dispatch";
-
-/// Marks a contraction over packed weight panels (jitrun-fusion-pack-weights):
-/// codegen splits its workgroups by panels, never within one, so that each
-/// reads one contiguous run of weights.
-constexpr llvm::StringLiteral kPackedPanelsAttrName = "jitrun.packed_panels";
 
 // Names the generated pass declarations use unqualified.
 using mlir::ModuleOp;

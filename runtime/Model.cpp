@@ -319,19 +319,16 @@ static void describeDispatch(func::FuncOp callee, std::string &opName, double &f
   if (!root)
     return;
   auto linalgOp = cast<linalg::LinalgOp>(root);
-  double product = 1;
-  for (int64_t range : linalgOp.getStaticLoopRanges()) {
-    if (ShapedType::isDynamic(range))
-      return;
-    product *= static_cast<double>(range);
-  }
+  std::optional<int64_t> work = staticWork(root);
+  if (!work)
+    return;
   bool multiplies = false;
   for (Operation &op : linalgOp.getBlock()->without_terminator())
     if (isa<arith::MulFOp, arith::MulIOp>(op))
       multiplies = true;
   bool multiplyAdd = multiplies && (linalg::isaContractionOpInterface(linalgOp) ||
                                     linalg::isaConvolutionOpInterface(linalgOp));
-  flops = (multiplyAdd ? 2.0 : 1.0) * product;
+  flops = (multiplyAdd ? 2.0 : 1.0) * static_cast<double>(*work);
 }
 
 llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp module) {

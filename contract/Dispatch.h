@@ -1,0 +1,54 @@
+//===- Dispatch.h - the dispatch contract of fusion and codegen -*- C++ -*-===//
+//
+// What fusion promises codegen about a dispatch function, and the questions
+// both ask of one: the attributes fusion leaves, which op anchors a
+// dispatch, how much work an op does, which pads stay inside a dispatch.
+// Fusion and codegen include this, never each other.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JITRUN_CONTRACT_DISPATCH_H
+#define JITRUN_CONTRACT_DISPATCH_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Operation.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace jitrun {
+
+/// Name of the unit attribute that marks outlined dispatch functions.
+constexpr llvm::StringLiteral kDispatchAttrName = "jitrun.dispatch";
+
+/// Marks a contraction over packed weight panels (jitrun-fusion-pack-weights):
+/// codegen splits its workgroups by panels, never within one, so that each
+/// reads one contiguous run of weights.
+constexpr llvm::StringLiteral kPackedPanelsAttrName = "jitrun.packed_panels";
+
+/// True for ops that anchor a dispatch: linalg ops with a reduction loop
+/// (contractions, convolutions, pooling, reductions).
+bool isRootOp(mlir::Operation *op);
+
+/// The op that names a dispatch function: its root, else its first linalg op
+/// that is not a fill, else its first linalg op (null when it has none).
+mlir::Operation *dispatchRootOp(mlir::func::FuncOp dispatch);
+
+/// The product of `op`'s static loop ranges (its iteration count): the work
+/// dispatch formation weighs, the strategy sizes tiles by and --profile
+/// turns into FLOPs. None when `op` is not a linalg op or a range is dynamic.
+std::optional<int64_t> staticWork(mlir::Operation *op);
+
+/// True for a tensor.pad that dispatch formation fuses into its user: a
+/// constant, static padding read only as the input of channel-parallel
+/// window ops (depthwise convolutions, pooling). Codegen reads such a pad's
+/// interior straight from the unpadded input and pads only the border tiles
+/// on the stack (no host fill and copy of the whole activation). A pad in
+/// front of a convolution with input channels stays a host fill and copy:
+/// one tile's padded input would hold every input channel.
+bool isFusedWindowPad(mlir::tensor::PadOp pad);
+
+} // namespace jitrun
+
+#endif // JITRUN_CONTRACT_DISPATCH_H
