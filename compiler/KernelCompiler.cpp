@@ -10,8 +10,9 @@
 #include "compiler/KernelCompiler.h"
 
 #include "codegen/Passes.h"
-#include "codegen/jit/Jit.h"
+#include "codegen/EmitObject.h"
 #include "compiler/Diagnostics.h"
+#include "contract/Target.h"
 #include "runtime/Files.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -166,7 +167,7 @@ static CompiledKernel compileKernelIsolated(const std::string &text, const std::
     return r;
   }
   llvm::Expected<std::string> object =
-      KernelJit::compileToObject(*kernelModule, {symbol}, options.forceAvx2);
+      emitKernelObject(*kernelModule, {symbol}, options.forceAvx2);
   if (!object) {
     r.error = llvm::toString(object.takeError());
     return r;
@@ -248,7 +249,7 @@ static bool readCacheEntry(const std::string &dir, const std::string &key,
     return false;
   // A copy, aligned as the object parser needs (the header has any length).
   std::string copy = object.str();
-  // The JIT calls the kernel through its `_abi` wrapper (KernelJit::lookup).
+  // The JIT calls the kernel through its `_abi` wrapper (KernelLoader::lookup).
   if (!definesSymbol(copy, symbol + kKernelEntrySuffix) || !definesSymbol(copy, symbol + kKernelChecksSuffix))
     return false;
   r.object = std::move(copy);
@@ -296,7 +297,7 @@ KernelJob KernelCompiler::makeJob(func::FuncOp dispatch) const {
     llvm::raw_string_ostream os(body);
     copy->print(os, OpPrintingFlags().printGenericOpForm());
   }
-  std::string keyText = body + "\n" + KernelJit::targetId(options.forceAvx2) + "\n" +
+  std::string keyText = body + "\n" + targetId(options.forceAvx2) + "\n" +
                         kCodegenVersion.str() + " " + codegenBinaryId() + " limit=" +
                         std::to_string(options.stackLimitBytes) +
                         (options.failOnStackLimit ? " fail" : " warn") +

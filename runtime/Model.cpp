@@ -9,11 +9,11 @@
 #include "runtime/Model.h"
 
 #include "codegen/Passes.h"
-#include "codegen/jit/Jit.h"
 #include "compiler/Diagnostics.h"
 #include "compiler/KernelCompiler.h"
 #include "fusion/Passes.h"
 #include "runtime/Files.h"
+#include "runtime/KernelLoader.h"
 #include "runtime/Program.h"
 
 #include "mlir/IR/AsmState.h"
@@ -99,7 +99,7 @@ struct CompiledModel::Impl {
   CompileOptions options;
   std::unique_ptr<MLIRContext> context;
   llvm::SourceMgr sourceMgr;
-  std::unique_ptr<KernelJit> jit;
+  std::unique_ptr<KernelLoader> jit;
   HostProgram program;
   Statistics stats;
   std::vector<std::string> warnings;
@@ -1148,7 +1148,7 @@ llvm::Error CompiledModel::Impl::compile(llvm::StringRef bytes, llvm::StringRef 
                        llvm::toString(std::move(e)));
   }
 
-  auto jitOr = KernelJit::create(options.forceAvx2);
+  auto jitOr = KernelLoader::create(options.forceAvx2);
   if (!jitOr)
     return jitOr.takeError();
   jit = std::move(*jitOr);

@@ -1,26 +1,25 @@
-//===- Jit.cpp - ORC LLJIT for jitrun kernels ----------------------------===//
+//===- EmitObject.cpp - a kernel module to an object file ----------------===//
 //
-// The JIT boundary: LLVM dialect -> LLVM IR -> host-tuned O3 -> machine code.
-// Errors come back as llvm::Error, never as aborts.
+// LLVM dialect -> LLVM IR -> host-tuned O3 -> machine code. Errors come back
+// as llvm::Error, never as aborts.
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/jit/Jit.h"
+#include "codegen/EmitObject.h"
+
+#include "contract/KernelAbi.h"
+#include "contract/Target.h"
 
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/ExecutionEngine/Orc/LLJIT.h"
-#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
-#include "llvm/IR/LegacyPassManager.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
-#include "llvm/TargetParser/Host.h"
 
 #include <mutex>
 
@@ -31,72 +30,6 @@ namespace jitrun {
 static Error makeError(const Twine &msg) {
   return createStringError(inconvertibleErrorCode(), msg);
 }
-
-const HostCpu &hostCpu() {
-  static HostCpu cpu = [] {
-    HostCpu c;
-    c.name = sys::getHostCPUName().str();
-    SmallVector<std::string> feats;
-    for (auto &f : sys::getHostCPUFeatures()) {
-      feats.push_back((f.second ? "+" : "-") + f.first().str());
-      if (f.second && f.first() == "avx512f")
-        c.avx512 = true;
-      if (f.second && f.first() == "avx512vnni")
-        c.vnni = true;
-      if (f.second && f.first() == "avx2")
-        c.avx2 = true;
-    }
-    llvm::sort(feats);
-    c.features = llvm::join(feats, ",");
-    return c;
-  }();
-  return cpu;
-}
-
-/// The CPU name and feature list kernels are compiled for.
-static void targetFor(bool forceAvx2, std::string &cpu, std::vector<std::string> &feats) {
-  const HostCpu &host = hostCpu();
-  cpu = forceAvx2 ? "haswell" : host.name;
-  for (StringRef f : llvm::split(host.features, ',')) {
-    if (forceAvx2 && f.starts_with("+avx512"))
-      feats.push_back(("-" + f.drop_front()).str());
-    else
-      feats.push_back(f.str());
-  }
-}
-
-std::string KernelJit::targetId(bool forceAvx2) {
-  std::string cpu;
-  std::vector<std::string> feats;
-  targetFor(forceAvx2, cpu, feats);
-  return cpu + " " + llvm::join(feats, ",");
-}
-
-Expected<std::unique_ptr<KernelJit>> KernelJit::create(bool forceAvx2) {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    InitializeNativeTarget();
-    InitializeNativeTargetAsmPrinter();
-  });
-  auto jtmb = orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb)
-    return jtmb.takeError();
-  std::unique_ptr<KernelJit> self(new KernelJit());
-  std::vector<std::string> feats;
-  targetFor(forceAvx2, self->cpu, feats);
-  self->features = llvm::join(feats, ",");
-  jtmb->setCPU(self->cpu);
-  jtmb->getFeatures() = SubtargetFeatures();
-  jtmb->addFeatures(feats);
-  jtmb->setCodeGenOptLevel(CodeGenOptLevel::Aggressive);
-  auto jit = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
-  if (!jit)
-    return jit.takeError();
-  self->jit = std::move(*jit);
-  return self;
-}
-
-KernelJit::~KernelJit() = default;
 
 /// Adds `NAME_abi(ptr buffers, i64 wg)` that loads each buffer pointer and
 /// calls the bare-pointer kernel `NAME(ptr..., i64 wg)`.
@@ -109,7 +42,7 @@ static Error addAbiWrapper(Module &m, StringRef name) {
   Type *i64 = Type::getInt64Ty(ctx);
   auto *fnType = FunctionType::get(Type::getVoidTy(ctx), {ptr, i64}, false);
   Function *abi = Function::Create(fnType, GlobalValue::ExternalLinkage,
-                                   name + "_abi", m);
+                                   name + kKernelEntrySuffix, m);
   IRBuilder<> b(BasicBlock::Create(ctx, "entry", abi));
   SmallVector<Value *> args;
   unsigned numParams = kernel->arg_size();
@@ -127,9 +60,14 @@ static Error addAbiWrapper(Module &m, StringRef name) {
   return Error::success();
 }
 
-Expected<std::string> KernelJit::compileToObject(mlir::ModuleOp module,
+Expected<std::string> emitKernelObject(mlir::ModuleOp module,
                                                  ArrayRef<std::string> kernels,
                                                  bool forceAvx2) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    InitializeNativeTarget();
+    InitializeNativeTargetAsmPrinter();
+  });
   LLVMContext ctx;
   std::unique_ptr<Module> m;
   {
@@ -194,24 +132,6 @@ Expected<std::string> KernelJit::compileToObject(mlir::ModuleOp module,
     return makeError("the target cannot emit object files");
   codegen.run(*m);
   return std::string(buffer.begin(), buffer.end());
-}
-
-Error KernelJit::addObject(StringRef object, StringRef name) {
-  return jit->addObjectFile(MemoryBuffer::getMemBufferCopy(object, name));
-}
-
-Expected<KernelFn> KernelJit::lookup(StringRef name) {
-  auto addr = jit->lookup((name + "_abi").str());
-  if (!addr)
-    return addr.takeError();
-  return addr->toPtr<KernelFn>();
-}
-
-Expected<const char *> KernelJit::lookupChecks(StringRef name) {
-  auto addr = jit->lookup((name + "_checks").str());
-  if (!addr)
-    return addr.takeError();
-  return addr->toPtr<const char *>();
 }
 
 } // namespace jitrun
