@@ -25,26 +25,6 @@ using namespace mlir;
 
 namespace jitrun {
 
-std::optional<FusionMode> parseFusionMode(llvm::StringRef s) {
-  return llvm::StringSwitch<std::optional<FusionMode>>(s)
-      .Case("default", FusionMode::Default)
-      .Case("aggressive", FusionMode::Aggressive)
-      .Case("none", FusionMode::None)
-      .Default(std::nullopt);
-}
-
-llvm::StringRef fusionModeName(FusionMode mode) {
-  switch (mode) {
-  case FusionMode::Default:
-    return "default";
-  case FusionMode::Aggressive:
-    return "aggressive";
-  case FusionMode::None:
-    return "none";
-  }
-  return "default";
-}
-
 namespace {
 
 /// The elementwise consumer that may join a dispatch whose last op is `op`:
@@ -428,7 +408,7 @@ struct FormDispatchesPass final
     std::optional<FusionMode> fusion = parseFusionMode(mode);
     if (!fusion) {
       module.emitError() << "unknown fusion mode '" << mode
-                         << "'; expected default, aggressive or none";
+                         << "'; expected " << kFusionModeNames;
       return signalPassFailure();
     }
     SymbolTable symbols(module);

@@ -16,15 +16,10 @@
 #include "mlir/Pass/PassManager.h"
 
 #include "contract/Dispatch.h"
+#include "contract/FusionMode.h"
 
 namespace jitrun {
 
-/// How hard dispatch formation fuses.
-enum class FusionMode { Default, Aggressive, None };
-
-/// Parses "default", "aggressive" or "none".
-std::optional<FusionMode> parseFusionMode(llvm::StringRef s);
-llvm::StringRef fusionModeName(FusionMode mode);
 
 /// Options of the fusion phase.
 struct FusionOptions {

@@ -269,10 +269,11 @@ jitrun_status_t jitrun_options_set_fusion(jitrun_options_t options, const char *
   if (!options)
     return invalid("jitrun_options_set_fusion: null options");
   std::string m = mode ? mode : "";
-  if (m != "default" && m != "aggressive" && m != "none")
-    return invalid("fusion mode must be default, aggressive or none, not '" + m + "'");
+  std::optional<jitrun::FusionMode> parsed = jitrun::parseFusionMode(m);
+  if (!parsed)
+    return invalid(std::string("fusion mode must be ") + jitrun::kFusionModeNames + ", not '" + m + "'");
   return guarded([&]() -> jitrun_status_t {
-    options->options.fusion = m;
+    options->options.fusion = *parsed;
     return nullptr;
   });
 }

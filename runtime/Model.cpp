@@ -1099,14 +1099,9 @@ llvm::Error CompiledModel::Impl::compile(llvm::StringRef bytes, llvm::StringRef 
       fn.erase();
   entry.setPublic();
 
-  std::optional<FusionMode> mode = parseFusionMode(options.fusion);
-  if (!mode)
-    return makeError("jitrun: error: unknown fusion mode '" + options.fusion +
-                     "'; expected default, aggressive or none");
-  if (options.reference)
-    mode = FusionMode::None;
+  FusionMode mode = options.reference ? FusionMode::None : options.fusion;
   stats.function = entryName;
-  stats.fusion = fusionModeName(*mode).str();
+  stats.fusion = fusionModeName(mode).str();
 
   Diagnostics diags;
   if (llvm::Error e = runPasses(*module, [](PassManager &pm) { buildImportPipeline(pm); }, diags))
@@ -1119,7 +1114,7 @@ llvm::Error CompiledModel::Impl::compile(llvm::StringRef bytes, llvm::StringRef 
       ++stats.genericBefore;
   });
   FusionOptions fusion;
-  fusion.mode = *mode;
+  fusion.mode = mode;
   fusion.explain = options.explainFusion;
   if (llvm::Error e = runPasses(*module, [&](PassManager &pm) {
         buildFusionPipeline(pm, fusion);

@@ -10,6 +10,7 @@
 #ifndef JITRUN_RUNTIME_MODEL_H
 #define JITRUN_RUNTIME_MODEL_H
 
+#include "contract/FusionMode.h"
 #include "runtime/Errors.h"
 #include "runtime/Tensor.h"
 #include "runtime/ThreadPool.h"
@@ -37,8 +38,7 @@ namespace jitrun {
 struct CompileOptions {
   /// Entry point; empty picks the only public function, else @main.
   std::string function;
-  /// "default", "aggressive" or "none".
-  std::string fusion = "default";
+  FusionMode fusion = FusionMode::Default;
   /// The slow, simple reference path: no fusion, no tiling, no vectors.
   bool reference = false;
   /// Drop AVX-512 and generate AVX2 code.

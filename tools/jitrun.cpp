@@ -458,8 +458,10 @@ static int run(int argc, char **argv) {
     if (!std::isfinite(*tol) || *tol < 0)
       return fail("--" + tol->ArgStr + " must be a finite number of at least 0, not " +
                   std::to_string(*tol));
-  if (fusion != "default" && fusion != "aggressive" && fusion != "none")
-    return fail("--fusion must be default, aggressive or none, not '" + fusion + "'");
+  std::optional<jitrun::FusionMode> fusionMode = jitrun::parseFusionMode(fusion);
+  if (!fusionMode)
+    return fail(std::string("--fusion must be ") + jitrun::kFusionModeNames + ", not '" +
+                fusion + "'");
   if (dumpDispatchGraph.getNumOccurrences() && dumpDispatchGraph.empty())
     return fail("--dump-dispatch-graph needs a file name: --dump-dispatch-graph=FILE.dot");
   for (const std::string &o : outputs)
@@ -468,7 +470,7 @@ static int run(int argc, char **argv) {
 
   jitrun::CompileOptions options;
   options.function = function;
-  options.fusion = fusion;
+  options.fusion = *fusionMode;
   options.reference = reference;
   options.forceAvx2 = forceAvx2;
   options.stackLimitBytes = stackLimit;
