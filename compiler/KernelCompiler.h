@@ -9,7 +9,7 @@
 #ifndef JITRUN_COMPILER_KERNELCOMPILER_H
 #define JITRUN_COMPILER_KERNELCOMPILER_H
 
-#include "runtime/Model.h"
+#include "compiler/Options.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/ArrayRef.h"

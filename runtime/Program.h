@@ -12,13 +12,14 @@
 #define JITRUN_RUNTIME_PROGRAM_H
 
 #include "contract/KernelAbi.h"
-#include "runtime/Model.h"
+#include "runtime/Errors.h"
 #include "runtime/Tensor.h"
 #include "runtime/ThreadPool.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -111,6 +112,30 @@ struct Command {
   // [beforeEnd, end). If: register `reg` picks the then region in
   // (this, beforeEnd) or the else region in [beforeEnd, end).
   size_t beforeEnd = 0, end = 0;
+};
+
+class HostProgram;
+
+/// The state of one run: the intermediates arena and scratch space, sized
+/// for one model. A run uses one context at a time; a context is reused by
+/// every run given it, so those runs allocate nothing.
+class RunContext {
+public:
+  ~RunContext();
+  RunContext(const RunContext &) = delete;
+  RunContext &operator=(const RunContext &) = delete;
+
+private:
+  friend class HostProgram;
+  RunContext() = default;
+  AlignedStorage storage;
+  uint8_t *arena = nullptr;
+  std::vector<void *> pointers, arguments;
+  /// Scalar registers of the host program (loop counters, conditions).
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+  /// A dispatch's status word (kernels with bounds checks write it).
+  std::atomic<int32_t> status{0};
 };
 
 class HostProgram {

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Model.h"
+#include "api/Model.h"
 #include "runtime/Tensor.h"
 #include "runtime/ThreadPool.h"
 

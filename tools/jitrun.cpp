@@ -10,7 +10,7 @@
 #include "fusion/Passes.h"
 #include "runtime/Files.h"
 #include "runtime/InputSpec.h"
-#include "runtime/Model.h"
+#include "api/Model.h"
 #include "runtime/Npy.h"
 
 #include "mlir/IR/AsmState.h"

@@ -1,5 +1,5 @@
 // Proves, through the jitrun CLI, that a kernel whose first tiles exceed
-// --stack-allocation-limit is retiled (runtime/Model.cpp compileKernel:
+// --stack-allocation-limit is retiled (compiler/KernelCompiler.cpp:
 // tile scales 1, 2, 4, 8) until its stack fits, still compiles to vector
 // code, and still computes the same result as --reference. The model, this
 // file: a 64x96 * 96x80 matmul with a fused bias + relu epilogue, one

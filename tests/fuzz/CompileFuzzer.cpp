@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Model.h"
+#include "api/Model.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -9,7 +9,7 @@
 
 #include "jitrun/jitrun.h"
 
-#include "runtime/Model.h"
+#include "api/Model.h"
 
 #include <cstring>
 #include <exception>

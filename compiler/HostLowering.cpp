@@ -1,90 +1,41 @@
-//===- Model.cpp - import, fuse, compile, and the host program -----------===//
+//===- HostLowering.cpp - the host function as a host program ------------===//
 //
-// Drives the phases over one MLIRContext per model, collects their
-// diagnostics as `file:line:col: error: ...` text in llvm::Error values, and
-// builds the host program that runs the compiled kernels on the worker pool.
+// After fusion the entry function is a host function: calls of dispatch
+// functions, fills, slice copies, constants, reshapes, host scalars and scf
+// control flow. Each becomes commands of the HostProgram (runtime/Program.h)
+// over buffers: inputs, constants, intermediates (planned into one arena)
+// and results, which dispatches write in place.
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Model.h"
+#include "compiler/Compilation.h"
 
 #include "codegen/Passes.h"
-#include "compiler/Diagnostics.h"
-#include "compiler/KernelCompiler.h"
 #include "fusion/Passes.h"
 #include "runtime/Files.h"
-#include "runtime/KernelLoader.h"
-#include "runtime/Program.h"
 
 #include "mlir/IR/AsmState.h"
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
-#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <new>
 #include <pthread.h>
-#include <thread>
 
 using namespace mlir;
 
 namespace jitrun {
-
-static int64_t saturatingAdd(int64_t a, int64_t b);
-
-/// Errors of the compiler driver: the model does not parse, verify or compile.
-static llvm::Error makeError(const llvm::Twine &msg) {
-  return makeError(ErrorCode::CompileError, msg);
-}
-
-
-static std::optional<ElementType> toElementType(Type t) {
-  if (t.isF32())
-    return ElementType::F32;
-  if (t.isF64())
-    return ElementType::F64;
-  if (t.isF16())
-    return ElementType::F16;
-  if (t.isBF16())
-    return ElementType::BF16;
-  if (auto i = dyn_cast<IntegerType>(t)) {
-    if (i.isUnsigned())
-      return i.getWidth() == 8 ? std::optional(ElementType::U8) : std::nullopt;
-    switch (i.getWidth()) {
-    case 1:
-      return ElementType::I1;
-    case 8:
-      return ElementType::I8;
-    case 16:
-      return ElementType::I16;
-    case 32:
-      return ElementType::I32;
-    case 64:
-      return ElementType::I64;
-    }
-  }
-  return std::nullopt;
-}
-
-
-//===----------------------------------------------------------------------===//
-// Compilation
-//===----------------------------------------------------------------------===//
 
 // The host program numbers comparison predicates as arith does.
 static_assert(static_cast<int>(IntPredicate::uge) == static_cast<int>(arith::CmpIPredicate::uge) &&
@@ -93,166 +44,6 @@ static_assert(static_cast<int>(FloatPredicate::AlwaysTrue) ==
                   static_cast<int>(arith::CmpFPredicate::AlwaysTrue) &&
               static_cast<int>(FloatPredicate::UNO) == static_cast<int>(arith::CmpFPredicate::UNO) &&
               static_cast<int>(FloatPredicate::OEQ) == static_cast<int>(arith::CmpFPredicate::OEQ));
-
-
-struct CompiledModel::Impl {
-  CompileOptions options;
-  std::unique_ptr<MLIRContext> context;
-  llvm::SourceMgr sourceMgr;
-  std::unique_ptr<KernelLoader> jit;
-  HostProgram program;
-  Statistics stats;
-  std::vector<std::string> warnings;
-  std::vector<std::string> explanations;
-  /// The module's public functions, in file order.
-  std::vector<std::string> entryPoints;
-  /// Run contexts not in use, for run()/runInto() without a context.
-  std::mutex contextMutex;
-  std::vector<std::unique_ptr<RunContext>> freeContexts;
-  /// --profile: seconds per command summed over `profiledRuns` runs; while
-  /// `profiling`, runs hold profileMutex (they are serialized).
-  std::mutex profileMutex;
-  std::atomic<bool> profiling{false};
-  std::vector<double> commandSeconds;
-  int64_t profiledRuns = 0;
-
-  /// Fails with ErrorCode::ResourceExhausted when constants, one run's
-  /// intermediates and the results together exceed the memory limit.
-  llvm::Error checkMemoryLimit(llvm::StringRef when) const;
-  llvm::Error runInto(llvm::ArrayRef<const HostTensor *> inputs,
-                      llvm::MutableArrayRef<HostTensor> results, ThreadPool &pool,
-                      RunContext &ctx);
-
-  /// Collects diagnostics as text; errors and warnings apart.
-  struct Diagnostics {
-    std::string errors;
-    std::vector<std::string> warnings;
-    std::vector<std::string> remarks;
-  };
-
-  llvm::Error compile(llvm::StringRef bytes, llvm::StringRef name);
-  llvm::Error runPasses(ModuleOp module, llvm::function_ref<void(PassManager &)> build,
-                        Diagnostics &diags);
-  llvm::Error buildHostProgram(func::FuncOp entry, ModuleOp module);
-  /// A distinct kernel: its compile job, then its loaded entry point.
-  struct PendingKernel {
-    KernelJob job;
-    KernelFn fn = nullptr;
-    int64_t workgroups = 1;
-    /// Its bounds checks' messages (read from the loaded object).
-    std::vector<std::string> checks;
-  };
-  /// Registers a dispatch's kernel (deduplicated); returns its index.
-  int registerKernel(func::FuncOp dispatch);
-  /// Compiles every registered kernel, in parallel and through the cache,
-  /// loads them and binds the dispatch commands to them.
-  llvm::Error compileKernels();
-  std::string formatDiagnostic(Diagnostic &diag) { return formatDiagnosticText(diag); }
-  std::vector<PendingKernel> kernels;
-  std::map<std::string, int> kernelIndex;
-};
-
-llvm::Error CompiledModel::Impl::runPasses(ModuleOp module,
-                                           llvm::function_ref<void(PassManager &)> build,
-                                           Diagnostics &diags) {
-  ScopedDiagnosticHandler handler(context.get(), [&](Diagnostic &diag) {
-    std::string text = formatDiagnostic(diag);
-    if (diag.getSeverity() == DiagnosticSeverity::Error)
-      diags.errors += text;
-    else if (diag.getSeverity() == DiagnosticSeverity::Warning)
-      diags.warnings.push_back(text);
-    else if (diag.getSeverity() == DiagnosticSeverity::Remark)
-      diags.remarks.push_back(llvm::StringRef(text).rtrim().str());
-    return success();
-  });
-  PassManager pm(context.get(), ModuleOp::getOperationName());
-  if (options.configurePassManager)
-    options.configurePassManager(pm);
-  build(pm);
-  if (failed(pm.run(module))) {
-    if (diags.errors.empty())
-      diags.errors = "jitrun: error: a compiler pass failed\n";
-    return makeError(llvm::StringRef(diags.errors).rtrim());
-  }
-  return llvm::Error::success();
-}
-
-int CompiledModel::Impl::registerKernel(func::FuncOp dispatch) {
-  KernelJob job = KernelCompiler(options).makeJob(dispatch);
-  if (auto it = kernelIndex.find(job.key); it != kernelIndex.end())
-    return it->second;
-  kernelIndex[job.key] = static_cast<int>(kernels.size());
-  kernels.push_back(PendingKernel{std::move(job)});
-  return static_cast<int>(kernels.size() - 1);
-}
-
-llvm::Error CompiledModel::Impl::compileKernels() {
-  KernelCompiler compiler(options);
-  std::vector<KernelJob> jobs;
-  for (const PendingKernel &k : kernels)
-    jobs.push_back(k.job);
-  std::vector<CompiledKernel> results = compiler.compileAll(jobs, warnings);
-  // Errors in program order: the first failing dispatch is reported.
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    PendingKernel &k = kernels[i];
-    CompiledKernel &r = results[i];
-    if (!r.error.empty())
-      return makeError(r.error);
-    for (std::string &w : r.warnings)
-      warnings.push_back(w);
-    if (r.workgroups < 1 || r.workgroups > kMaxWorkgroups)
-      return makeError(ErrorCode::CompileError, "jitrun: error: kernel '" + k.job.name +
-                                                    "' has " + llvm::Twine(r.workgroups) +
-                                                    " workgroups");
-    auto load = [&]() -> llvm::Expected<KernelFn> {
-      if (llvm::Error e = jit->addObject(r.object, k.job.symbol))
-        return std::move(e);
-      llvm::Expected<const char *> checks = jit->lookupChecks(k.job.symbol);
-      if (!checks)
-        return checks.takeError();
-      k.checks.clear();
-      llvm::SmallVector<llvm::StringRef> lines;
-      llvm::StringRef(*checks).split(lines, '\n', -1, /*KeepEmpty=*/false);
-      for (llvm::StringRef line : lines)
-        k.checks.push_back(line.str());
-      return jit->lookup(k.job.symbol);
-    };
-    llvm::Expected<KernelFn> fn = load();
-    if (!fn && r.fromCache) {
-      // A cached object the JIT refuses is a miss too: compile it again.
-      llvm::consumeError(fn.takeError());
-      r = compiler.recompile(k.job);
-      if (!r.error.empty())
-        return makeError(r.error);
-      fn = load();
-    }
-    if (!fn)
-      return fn.takeError();
-    k.fn = *fn;
-    k.workgroups = r.workgroups;
-    stats.stackBytesMax = std::max(stats.stackBytesMax, r.stackBytes);
-    if (r.vector)
-      ++stats.vectorizedOps;
-    else
-      ++stats.scalarOps;
-    if (r.vnni)
-      ++stats.vnniKernels;
-    if (r.fromCache)
-      ++stats.cachedKernels;
-    ++stats.executables;
-  }
-  program.kernelChecks.clear();
-  for (const PendingKernel &k : kernels)
-    program.kernelChecks.push_back(k.checks);
-  for (Command &c : program.commands) {
-    if (c.kind != Command::Dispatch)
-      continue;
-    c.fn = kernels[c.kernel].fn;
-    c.workgroups = kernels[c.kernel].workgroups;
-    stats.workgroups += c.workgroups;
-  }
-  return llvm::Error::success();
-}
 
 /// Raw bytes of a constant tensor, row-major, one element per slot.
 static llvm::Expected<std::vector<uint8_t>> constantBytes(ElementsAttr attr,
@@ -273,7 +64,7 @@ static llvm::Expected<std::vector<uint8_t>> constantBytes(ElementsAttr attr,
         std::memcpy(out.data() + i * eltBytes, raw.data(), eltBytes);
     } else {
       if (raw.size() != out.size())
-        return makeError("constant has unexpected storage size");
+        return compileError("constant has unexpected storage size");
       std::memcpy(out.data(), raw.data(), out.size());
     }
     return out;
@@ -281,28 +72,15 @@ static llvm::Expected<std::vector<uint8_t>> constantBytes(ElementsAttr attr,
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
-      return makeError("dense_resource constant has no data (missing blob)");
+      return compileError("dense_resource constant has no data (missing blob)");
     llvm::ArrayRef<char> raw = blob->getData();
     if (raw.size() != out.size())
-      return makeError("dense_resource constant holds " + llvm::Twine(raw.size()) +
+      return compileError("dense_resource constant holds " + llvm::Twine(raw.size()) +
                        " bytes, expected " + llvm::Twine(out.size()));
     std::memcpy(out.data(), raw.data(), out.size());
     return out;
   }
-  return makeError("unsupported constant encoding");
-}
-
-static llvm::Error opError(Operation *op, CompiledModel::Impl &impl,
-                           const llvm::Twine &msg) {
-  std::string text;
-  {
-    ScopedDiagnosticHandler handler(impl.context.get(), [&](Diagnostic &diag) {
-      text += impl.formatDiagnostic(diag);
-      return success();
-    });
-    op->emitError(msg);
-  }
-  return makeError(llvm::StringRef(text).rtrim());
+  return compileError("unsupported constant encoding");
 }
 
 /// --profile: a dispatch's root op (the first reduction-carrying linalg op,
@@ -331,7 +109,7 @@ static void describeDispatch(func::FuncOp callee, std::string &opName, double &f
   flops = (multiplyAdd ? 2.0 : 1.0) * static_cast<double>(*work);
 }
 
-llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp module) {
+llvm::Error Compilation::buildHostProgram(func::FuncOp entry, ModuleOp module) {
   HostProgram &p = program;
   llvm::DenseMap<Value, int> bufferOf;
   auto specOf = [](Type t) -> std::optional<TensorSpec> {
@@ -379,7 +157,7 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
   for (BlockArgument arg : entry.getArguments()) {
     std::optional<TensorSpec> spec = specOf(arg.getType());
     if (!spec)
-      return makeError("entry function '" + entry.getSymName() + "' argument " +
+      return compileError("entry function '" + entry.getSymName() + "' argument " +
                        llvm::Twine(arg.getArgNumber()) +
                        " has a type jitrun cannot run yet: it needs a statically "
                        "shaped tensor of f32, f64, f16, bf16 or integers");
@@ -390,7 +168,7 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
   for (Type t : entry.getFunctionType().getResults()) {
     std::optional<TensorSpec> spec = specOf(t);
     if (!spec)
-      return makeError("entry function '" + entry.getSymName() +
+      return compileError("entry function '" + entry.getSymName() +
                        "' returns a type jitrun cannot run yet");
     p.outputSpecs.push_back(*spec);
   }
@@ -916,470 +694,6 @@ llvm::Error CompiledModel::Impl::buildHostProgram(func::FuncOp entry, ModuleOp m
   if (llvm::Error e = compileKernels())
     return e;
   return llvm::Error::success();
-}
-
-static int64_t saturatingAdd(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
-}
-
-llvm::Error CompiledModel::Impl::checkMemoryLimit(llvm::StringRef when) const {
-  // Without a limit, the host's memory is one: a model that cannot fit is
-  // refused before its constants are allocated, not killed by the kernel.
-  uint64_t limit = options.memoryLimitBytes ? options.memoryLimitBytes : physicalMemoryBytes();
-  if (!limit)
-    return llvm::Error::success();
-  int64_t results = 0;
-  for (const TensorSpec &spec : program.outputSpecs) {
-    int64_t n = static_cast<int64_t>(elementSize(spec.type));
-    for (int64_t d : spec.shape)
-      if (__builtin_mul_overflow(n, d, &n))
-        n = std::numeric_limits<int64_t>::max();
-    results = saturatingAdd(results, n);
-  }
-  int64_t total = saturatingAdd(saturatingAdd(stats.constantBytes, stats.transientBytes), results);
-  if (static_cast<uint64_t>(total) <= limit)
-    return llvm::Error::success();
-  std::string over = options.memoryLimitBytes
-                         ? "the memory limit of " + std::to_string(limit) + " bytes"
-                         : "this host's memory of " + std::to_string(limit) + " bytes";
-  return makeError(ErrorCode::ResourceExhausted,
-                   "jitrun: error: model '" + stats.function + "' needs " + llvm::Twine(total) +
-                       " bytes of host memory (constants " + llvm::Twine(stats.constantBytes) +
-                       ", intermediates of one run " + llvm::Twine(stats.transientBytes) +
-                       ", results " + llvm::Twine(results) + ", counted up to " + when +
-                       "), over " + over + "; raise the limit or use smaller shapes");
-}
-
-/// Ops jitrun can take in: the dialects it registers, with static shapes.
-static llvm::Error checkSupported(func::FuncOp entry, CompiledModel::Impl &impl) {
-  for (BlockArgument arg : entry.getArguments())
-    if (auto shaped = dyn_cast<ShapedType>(arg.getType()); shaped && !shaped.hasStaticShape())
-      return opError(entry, impl,
-                     "argument " + llvm::Twine(arg.getArgNumber()) +
-                         " has a dynamic shape; jitrun runs static shapes only");
-  llvm::Error result = llvm::Error::success();
-  auto typeText = [](Type t) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    os << t;
-    return s;
-  };
-  entry.walk([&](Operation *op) {
-    // What the import left unconverted: TOSA lowers computation on unsigned
-    // integers to casts it cannot resolve.
-    auto cast = dyn_cast<UnrealizedConversionCastOp>(op);
-    if (cast && !op->getParentOfType<linalg::LinalgOp>()) {
-      Type from = cast->getOperandTypes().empty() ? Type() : cast->getOperandTypes().front();
-      Type to = cast->getResultTypes().empty() ? Type() : cast->getResultTypes().front();
-      Type unsignedType = getElementTypeOrSelf(from).isUnsignedInteger() ? from : to;
-      result = opError(op, impl,
-                       getElementTypeOrSelf(unsignedType).isUnsignedInteger()
-                           ? "this op computes on unsigned integers (" + typeText(unsignedType) +
-                                 "), which the TOSA lowering does not support; use signless "
-                                 "integers (i8) and tosa.rescale or tosa.cast where the "
-                                 "signedness matters"
-                           : "the import left a value of type " +
-                                 (from ? typeText(from) : std::string("?")) +
-                                 " that could not be converted to " +
-                                 (to ? typeText(to) : std::string("?")));
-      return WalkResult::interrupt();
-    }
-    auto isComplex = [](Type t) { return isa<ComplexType>(getElementTypeOrSelf(t)); };
-    if (llvm::any_of(op->getResultTypes(), isComplex) ||
-        llvm::any_of(op->getOperandTypes(), isComplex)) {
-      result = opError(op, impl,
-                       "complex numbers are not supported by jitrun ('" +
-                           op->getName().getStringRef() + "' on complex values)");
-      return WalkResult::interrupt();
-    }
-    for (Type t : op->getResultTypes()) {
-      if (auto shaped = dyn_cast<ShapedType>(t); shaped && !shaped.hasStaticShape()) {
-        result = opError(op, impl,
-                         "result type " + [&] {
-                           std::string s;
-                           llvm::raw_string_ostream os(s);
-                           os << t;
-                           return s;
-                         }() + " has a dynamic shape; jitrun runs static shapes only");
-        return WalkResult::interrupt();
-      }
-    }
-    return WalkResult::advance();
-  });
-  return result;
-}
-
-llvm::Error CompiledModel::Impl::compile(llvm::StringRef bytes, llvm::StringRef name) {
-  auto start = std::chrono::steady_clock::now();
-  if (bytes.empty())
-    return makeError("jitrun: error: '" + name + "' is empty");
-  DialectRegistry registry;
-  registerJitrunDialects(registry);
-  context = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
-  // Errors name the op by location; dumping the whole op (often a whole
-  // kernel) after each message helps nobody reading the CLI output.
-  context->printOpOnDiagnostic(false);
-  context->loadAllAvailableDialects();
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(bytes, name), llvm::SMLoc());
-
-  std::string parseErrors;
-  OwningOpRef<ModuleOp> module;
-  {
-    ScopedDiagnosticHandler handler(context.get(), [&](Diagnostic &diag) {
-      if (diag.getSeverity() == DiagnosticSeverity::Error)
-        parseErrors += formatDiagnostic(diag);
-      return success();
-    });
-    ParserConfig config(context.get());
-    module = parseSourceFile<ModuleOp>(sourceMgr, config);
-  }
-  if (!module) {
-    if (parseErrors.empty())
-      parseErrors = ("jitrun: error: '" + name + "' is not a valid MLIR module").str();
-    return makeError(llvm::StringRef(parseErrors).rtrim());
-  }
-
-  for (auto fn : module->getOps<func::FuncOp>())
-    if (fn.isPublic() && !fn.isExternal())
-      entryPoints.push_back(fn.getSymName().str());
-  // The entry point.
-  func::FuncOp entry;
-  if (!options.function.empty()) {
-    entry = module->lookupSymbol<func::FuncOp>(options.function);
-    if (!entry || entry.isExternal())
-      return makeError("jitrun: error: no function named '" + options.function +
-                       "' in '" + name + "'");
-  } else {
-    SmallVector<func::FuncOp> publics;
-    for (auto fn : module->getOps<func::FuncOp>())
-      if (fn.isPublic() && !fn.isExternal())
-        publics.push_back(fn);
-    if (publics.size() == 1)
-      entry = publics.front();
-    else
-      entry = module->lookupSymbol<func::FuncOp>("main");
-    if (!entry)
-      return makeError("jitrun: error: '" + name +
-                       "' has no single public function and no @main; pick one "
-                       "with --function=NAME");
-  }
-  std::string entryName = entry.getSymName().str();
-  // Functions the entry calls are inlined into it (no canonicalization on
-  // the way: the entry is imported as written); a call that remains
-  // (recursion, an external function) is an error that names it.
-  bool hasCalls = false;
-  entry.walk([&](func::CallOp) { hasCalls = true; });
-  if (hasCalls) {
-    Diagnostics inlineDiags;
-    if (llvm::Error e = runPasses(*module, [](PassManager &pm) {
-          pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
-        }, inlineDiags))
-      return e;
-    entry = module->lookupSymbol<func::FuncOp>(entryName);
-    llvm::Error callError = llvm::Error::success();
-    entry.walk([&](func::CallOp call) {
-      func::FuncOp callee = module->lookupSymbol<func::FuncOp>(call.getCallee());
-      llvm::cantFail(std::move(callError));
-      callError = opError(call, *this,
-                          "the call to @" + call.getCallee() + " cannot be inlined (" +
-                              (!callee ? "no such function"
-                               : callee.isExternal() ? "an external function"
-                                                     : "a recursive call") +
-                              "); jitrun compiles one function with its callees inlined");
-      return WalkResult::interrupt();
-    });
-    if (callError)
-      return callError;
-  }
-  // Only the entry function is compiled.
-  for (auto fn : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
-    if (fn != entry)
-      fn.erase();
-  entry.setPublic();
-
-  FusionMode mode = options.reference ? FusionMode::None : options.fusion;
-  stats.function = entryName;
-  stats.fusion = fusionModeName(mode).str();
-
-  Diagnostics diags;
-  if (llvm::Error e = runPasses(*module, [](PassManager &pm) { buildImportPipeline(pm); }, diags))
-    return e;
-  entry = module->lookupSymbol<func::FuncOp>(entryName);
-  if (llvm::Error e = checkSupported(entry, *this))
-    return e;
-  entry.walk([&](Operation *op) {
-    if (isa<linalg::GenericOp>(op) || isElementwiseOp(op))
-      ++stats.genericBefore;
-  });
-  FusionOptions fusion;
-  fusion.mode = mode;
-  fusion.explain = options.explainFusion;
-  if (llvm::Error e = runPasses(*module, [&](PassManager &pm) {
-        buildFusionPipeline(pm, fusion);
-      }, diags))
-    return e;
-  for (std::string &w : diags.warnings)
-    warnings.push_back(w);
-  for (std::string &r : diags.remarks)
-    if (llvm::StringRef(r).contains("not fused: "))
-      explanations.push_back(r);
-  module->walk([&](Operation *op) {
-    if (isa<linalg::GenericOp>(op))
-      ++stats.genericAfter;
-    if (isRootOp(op))
-      ++stats.rootOps;
-  });
-  for (auto fn : module->getOps<func::FuncOp>())
-    if (fn->hasAttr(kDispatchAttrName))
-      ++stats.dispatchRegions;
-  if (!options.dispatchGraphPath.empty()) {
-    std::string graph;
-    llvm::raw_string_ostream os(graph);
-    writeDispatchGraph(module->lookupSymbol<func::FuncOp>(entryName), os);
-    if (llvm::Error e = writeFileSafely(options.dispatchGraphPath, graph))
-      return makeError("jitrun: error: cannot write the dispatch graph: " +
-                       llvm::toString(std::move(e)));
-  }
-
-  auto jitOr = KernelLoader::create(options.forceAvx2);
-  if (!jitOr)
-    return jitOr.takeError();
-  jit = std::move(*jitOr);
-  entry = module->lookupSymbol<func::FuncOp>(entryName);
-  if (llvm::Error e = buildHostProgram(entry, *module))
-    return e;
-  stats.compileSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return llvm::Error::success();
-}
-
-CompiledModel::CompiledModel() : impl(std::make_unique<Impl>()) {}
-CompiledModel::~CompiledModel() = default;
-
-/// The deepest nesting of brackets ((, [, {, <) the text parser is given;
-/// real models nest a few dozen levels. Deeper input (a dense literal
-/// 20000 levels deep, a million '(') would recurse the parser off its stack.
-static constexpr int kMaxTextNesting = 1000;
-
-/// Where textual `bytes` nest deeper than kMaxTextNesting, as "LINE:COL";
-/// "" if they do not. Strings and comments are skipped; `->`, `<=` and `>=`
-/// are not brackets.
-static std::string excessiveNesting(llvm::StringRef bytes) {
-  int depth = 0, line = 1, col = 0;
-  for (size_t i = 0, n = bytes.size(); i < n; ++i) {
-    char c = bytes[i];
-    ++col;
-    if (c == '\n') {
-      ++line, col = 0;
-    } else if (c == '"') {
-      for (++i; i < n && bytes[i] != '"' && bytes[i] != '\n'; ++i)
-        if (bytes[i] == '\\')
-          ++i;
-    } else if (c == '/' && i + 1 < n && bytes[i + 1] == '/') {
-      while (i + 1 < n && bytes[i + 1] != '\n')
-        ++i;
-    } else if (c == '(' || c == '[' || c == '{' ||
-               (c == '<' && !(i + 1 < n && bytes[i + 1] == '='))) {
-      if (++depth > kMaxTextNesting)
-        return std::to_string(line) + ":" + std::to_string(col);
-    } else if (c == ')' || c == ']' || c == '}' ||
-               (c == '>' && !(i > 0 && bytes[i - 1] == '-') &&
-                !(i + 1 < n && bytes[i + 1] == '='))) {
-      depth = std::max(0, depth - 1);
-    }
-  }
-  return "";
-}
-
-/// Runs `fn` on a thread with a 1 GiB stack (reserved, touched only as
-/// used): MLIR's parser, verifier and walks recurse once per level of
-/// nesting, and a model nested deep in bytecode must not overflow the
-/// caller's stack. Returns false if no such thread could be started.
-static bool runOnLargeStack(llvm::function_ref<void()> fn) {
-  pthread_attr_t attr;
-  if (pthread_attr_init(&attr) != 0)
-    return false;
-  pthread_attr_setstacksize(&attr, size_t(1) << 30);
-  struct Call {
-    llvm::function_ref<void()> fn;
-  } call{fn};
-  pthread_t thread;
-  int rc = pthread_create(
-      &thread, &attr,
-      [](void *p) -> void * {
-        static_cast<Call *>(p)->fn();
-        return nullptr;
-      },
-      &call);
-  pthread_attr_destroy(&attr);
-  if (rc != 0)
-    return false;
-  pthread_join(thread, nullptr);
-  return true;
-}
-
-llvm::Expected<std::unique_ptr<CompiledModel>>
-CompiledModel::compileBuffer(llvm::StringRef bytes, llvm::StringRef name,
-                             const CompileOptions &options) {
-  bool bytecode = bytes.starts_with("ML\xefR");
-  if (!bytecode) {
-    std::string where = excessiveNesting(bytes);
-    if (!where.empty())
-      return makeError(ErrorCode::InvalidArgument,
-                       "jitrun: error: " + name + ":" + where + ": nesting deeper than " +
-                           llvm::Twine(kMaxTextNesting) + " levels");
-  }
-  std::unique_ptr<CompiledModel> model(new CompiledModel());
-  model->impl->options = options;
-  llvm::Error result = llvm::Error::success();
-  auto body = [&] {
-    try {
-      llvm::cantFail(std::move(result));
-      result = model->impl->compile(bytes, name);
-    } catch (const std::bad_alloc &) {
-      result = makeError(ErrorCode::ResourceExhausted,
-                         "jitrun: error: out of memory while compiling '" + name + "'");
-    }
-  };
-  if (!runOnLargeStack(body))
-    body();
-  if (result)
-    return std::move(result);
-  return model;
-}
-
-llvm::Expected<std::unique_ptr<CompiledModel>>
-CompiledModel::compileFile(llvm::StringRef path, const CompileOptions &options) {
-  llvm::Expected<std::string> bytes = readRegularFile(path, "model");
-  if (!bytes) {
-    ErrorCode code = ErrorCode::InvalidArgument;
-    std::string message;
-    llvm::handleAllErrors(bytes.takeError(), [&](const llvm::ErrorInfoBase &info) {
-      if (info.convertToErrorCode() == std::errc::no_such_file_or_directory)
-        code = ErrorCode::NotFound;
-      message = info.message();
-    });
-    return makeError(code, "jitrun: error: " + message);
-  }
-  return compileBuffer(*bytes, path, options);
-}
-
-const std::vector<TensorSpec> &CompiledModel::inputs() const {
-  return impl->program.inputSpecs;
-}
-const std::vector<TensorSpec> &CompiledModel::outputs() const {
-  return impl->program.outputSpecs;
-}
-const Statistics &CompiledModel::statistics() const { return impl->stats; }
-
-void CompiledModel::setProfiling(bool enabled) {
-  std::lock_guard<std::mutex> lock(impl->profileMutex);
-  impl->profiling = enabled;
-  if (enabled) {
-    impl->commandSeconds.assign(impl->program.commands.size(), 0.0);
-    impl->profiledRuns = 0;
-  }
-}
-
-Profile CompiledModel::profile() const {
-  std::lock_guard<std::mutex> lock(impl->profileMutex);
-  const HostProgram &p = impl->program;
-  Profile out;
-  out.runs = impl->profiledRuns;
-  for (size_t i = 0; i < p.commands.size(); ++i) {
-    const Command &c = p.commands[i];
-    if (c.kind != Command::Dispatch && c.kind != Command::Fill && c.kind != Command::Copy &&
-        c.kind != Command::CopyWhole)
-      continue; // host scalars and loop structure move no data
-    CommandProfile cp;
-    cp.kind = c.kind == Command::Dispatch ? CommandProfile::Dispatch
-              : c.kind == Command::Fill   ? CommandProfile::Fill
-                                          : CommandProfile::Copy;
-    cp.name = c.name;
-    cp.op = c.op;
-    cp.flops = c.flops;
-    cp.bytes = c.bytes;
-    cp.seconds = i < impl->commandSeconds.size() ? impl->commandSeconds[i] : 0.0;
-    out.commands.push_back(std::move(cp));
-  }
-  return out;
-}
-const std::vector<std::string> &CompiledModel::fusionExplanations() const {
-  return impl->explanations;
-}
-
-const std::vector<std::string> &CompiledModel::warnings() const {
-  return impl->warnings;
-}
-
-const std::vector<std::string> &CompiledModel::entryPoints() const {
-  return impl->entryPoints;
-}
-
-llvm::Expected<std::unique_ptr<RunContext>> CompiledModel::createRunContext() const {
-  return impl->program.createRunContext();
-}
-
-llvm::Error CompiledModel::Impl::runInto(llvm::ArrayRef<const HostTensor *> inputs,
-                                         llvm::MutableArrayRef<HostTensor> results,
-                                         ThreadPool &pool, RunContext &ctx) {
-  if (!profiling.load(std::memory_order_relaxed))
-    return program.runInto(inputs, results, pool, ctx, nullptr);
-  std::lock_guard<std::mutex> lock(profileMutex);
-  commandSeconds.resize(program.commands.size(), 0.0);
-  if (llvm::Error e = program.runInto(inputs, results, pool, ctx, commandSeconds.data()))
-    return e;
-  ++profiledRuns;
-  return llvm::Error::success();
-}
-
-llvm::Expected<std::vector<HostTensor>>
-CompiledModel::run(llvm::ArrayRef<const HostTensor *> inputs, ThreadPool &pool) {
-  std::vector<HostTensor> results;
-  for (const TensorSpec &spec : outputs()) {
-    llvm::Expected<HostTensor> t = HostTensor::create(spec.type, spec.shape);
-    if (!t) {
-      std::string message;
-      takeErrorCode(t.takeError(), message);
-      return makeError(ErrorCode::ResourceExhausted,
-                       "jitrun: error: cannot allocate a result: " + message);
-    }
-    results.push_back(std::move(*t));
-  }
-  if (llvm::Error e = runInto(inputs, results, pool))
-    return std::move(e);
-  return std::move(results);
-}
-
-llvm::Error CompiledModel::runInto(llvm::ArrayRef<const HostTensor *> inputs,
-                                   llvm::MutableArrayRef<HostTensor> results, ThreadPool &pool) {
-  // Borrow a context from the free list; make one only when all are busy.
-  std::unique_ptr<RunContext> ctx;
-  {
-    std::lock_guard<std::mutex> lock(impl->contextMutex);
-    if (!impl->freeContexts.empty()) {
-      ctx = std::move(impl->freeContexts.back());
-      impl->freeContexts.pop_back();
-    }
-  }
-  if (!ctx) {
-    llvm::Expected<std::unique_ptr<RunContext>> made = createRunContext();
-    if (!made)
-      return made.takeError();
-    ctx = std::move(*made);
-  }
-  llvm::Error e = impl->runInto(inputs, results, pool, *ctx);
-  std::lock_guard<std::mutex> lock(impl->contextMutex);
-  impl->freeContexts.push_back(std::move(ctx));
-  return e;
-}
-
-llvm::Error CompiledModel::runInto(llvm::ArrayRef<const HostTensor *> inputs,
-                                   llvm::MutableArrayRef<HostTensor> results, ThreadPool &pool,
-                                   RunContext &context) {
-  return impl->runInto(inputs, results, pool, context);
 }
 
 } // namespace jitrun

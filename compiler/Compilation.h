@@ -1,0 +1,104 @@
+//===- Compilation.h - one model's compile, phase by phase ------*- C++ -*-===//
+//
+// The state of compiling one model (internal to compiler/): its MLIR
+// context, the host program and statistics being built, the kernels to
+// compile. Driver.cpp runs the phases; HostLowering.cpp turns the host
+// function into the host program.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JITRUN_COMPILER_COMPILATION_H
+#define JITRUN_COMPILER_COMPILATION_H
+
+#include "compiler/Compiler.h"
+#include "compiler/Diagnostics.h"
+#include "compiler/KernelCompiler.h"
+#include "runtime/KernelLoader.h"
+#include "runtime/Program.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jitrun {
+
+/// What the compiled program's constant buffers point into: the MLIR
+/// context that holds the weights and the source buffer that bytecode
+/// resources may reference. Destroyed after the program that reads them.
+struct MlirState {
+  std::unique_ptr<mlir::MLIRContext> context;
+  llvm::SourceMgr sourceMgr;
+};
+
+class Compilation {
+public:
+  CompileOptions options;
+  std::shared_ptr<MlirState> mlir = std::make_shared<MlirState>();
+  std::unique_ptr<KernelLoader> jit;
+  HostProgram program;
+  Statistics stats;
+  std::vector<std::string> warnings;
+  std::vector<std::string> explanations;
+  /// The module's public functions, in file order.
+  std::vector<std::string> entryPoints;
+
+  /// Collects diagnostics as text; errors and warnings apart.
+  struct Diagnostics {
+    std::string errors;
+    std::vector<std::string> warnings;
+    std::vector<std::string> remarks;
+  };
+
+  /// The phases, in order: parse, entry, import, fusion, host lowering,
+  /// kernels (Driver.cpp).
+  llvm::Error compile(llvm::StringRef bytes, llvm::StringRef name);
+  llvm::Error runPasses(mlir::ModuleOp module,
+                        llvm::function_ref<void(mlir::PassManager &)> build, Diagnostics &diags);
+  /// The host function after fusion as a HostProgram (HostLowering.cpp).
+  llvm::Error buildHostProgram(mlir::func::FuncOp entry, mlir::ModuleOp module);
+  /// Fails with ErrorCode::ResourceExhausted when constants, one run's
+  /// intermediates and the results together exceed the memory limit.
+  llvm::Error checkMemoryLimit(llvm::StringRef when) const;
+
+  /// A distinct kernel: its compile job, then its loaded entry point.
+  struct PendingKernel {
+    KernelJob job;
+    KernelFn fn = nullptr;
+    int64_t workgroups = 1;
+    /// Its bounds checks' messages (read from the loaded object).
+    std::vector<std::string> checks;
+  };
+  /// Registers a dispatch's kernel (deduplicated); returns its index.
+  int registerKernel(mlir::func::FuncOp dispatch);
+  /// Compiles every registered kernel, in parallel and through the cache,
+  /// loads them and binds the dispatch commands to them.
+  llvm::Error compileKernels();
+  std::string formatDiagnostic(mlir::Diagnostic &diag) { return formatDiagnosticText(diag); }
+  mlir::MLIRContext *context() const { return mlir->context.get(); }
+
+  std::vector<PendingKernel> kernels;
+  std::map<std::string, int> kernelIndex;
+};
+
+/// Errors of the compiler driver: the model does not parse, verify or compile.
+inline llvm::Error compileError(const llvm::Twine &msg) {
+  return makeError(ErrorCode::CompileError, msg);
+}
+/// `op`'s error `msg` at its location, formatted as the driver's diagnostics.
+llvm::Error opError(mlir::Operation *op, Compilation &impl, const llvm::Twine &msg);
+/// The host program's element type for `t`, if it has one.
+std::optional<ElementType> toElementType(mlir::Type t);
+/// a + b, saturated at INT64_MAX.
+int64_t saturatingAdd(int64_t a, int64_t b);
+
+} // namespace jitrun
+
+#endif // JITRUN_COMPILER_COMPILATION_H

@@ -1,0 +1,53 @@
+//===- Compiler.h - a model's bytes to a compiled program -------*- C++ -*-===//
+//
+// The one compile path: the CLI and the C API both call compileModel (or
+// compileModelFile), which parses the model (text or bytecode), imports,
+// fuses, lowers the host function to a host program and compiles and loads
+// its kernels. What comes back runs without MLIR (runtime/Executor.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JITRUN_COMPILER_COMPILER_H
+#define JITRUN_COMPILER_COMPILER_H
+
+#include "compiler/Options.h"
+#include "runtime/KernelLoader.h"
+#include "runtime/Program.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace jitrun {
+
+/// A compiled model: the host program with its kernels loaded, and what
+/// the compile reports.
+struct CompiledProgram {
+  /// What the program's constant buffers point into (opaque: the MLIR
+  /// context holding the weights); outlives the program.
+  std::shared_ptr<void> keepAlive;
+  std::unique_ptr<KernelLoader> loader;
+  HostProgram program;
+  Statistics stats;
+  /// Warnings raised while compiling; --explain-fusion's remarks.
+  std::vector<std::string> warnings, explanations;
+  /// The module's public functions, in file order.
+  std::vector<std::string> entryPoints;
+};
+
+/// Compiles a model held in memory (MLIR text or bytecode, detected from
+/// the content); `name` is used in messages. Text nested deeper than 1000
+/// levels is refused; the compile runs on a thread with a 1 GiB stack.
+llvm::Expected<std::unique_ptr<CompiledProgram>>
+compileModel(llvm::StringRef bytes, llvm::StringRef name, const CompileOptions &options);
+
+/// Reads `path` (a regular file) and compiles it.
+llvm::Expected<std::unique_ptr<CompiledProgram>> compileModelFile(llvm::StringRef path,
+                                                                   const CompileOptions &options);
+
+} // namespace jitrun
+
+#endif // JITRUN_COMPILER_COMPILER_H

@@ -1,0 +1,535 @@
+//===- Driver.cpp - a model from bytes to a compiled program --------------===//
+//
+// The compile path, flat: parse -> entry point (callees inlined) -> import
+// -> fusion -> host lowering (HostLowering.cpp) -> kernels (KernelCompiler),
+// over one MLIRContext per model, with each phase's diagnostics collected as
+// `file:line:col: error: ...` text. The CLI and the C API both come here
+// through compileModel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Compilation.h"
+
+#include "codegen/Passes.h"
+#include "fusion/Passes.h"
+#include "runtime/Files.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <pthread.h>
+
+using namespace mlir;
+
+namespace jitrun {
+
+llvm::Error opError(Operation *op, Compilation &impl,
+                           const llvm::Twine &msg) {
+  std::string text;
+  {
+    ScopedDiagnosticHandler handler(impl.context(), [&](Diagnostic &diag) {
+      text += impl.formatDiagnostic(diag);
+      return success();
+    });
+    op->emitError(msg);
+  }
+  return compileError(llvm::StringRef(text).rtrim());
+}
+
+std::optional<ElementType> toElementType(Type t) {
+  if (t.isF32())
+    return ElementType::F32;
+  if (t.isF64())
+    return ElementType::F64;
+  if (t.isF16())
+    return ElementType::F16;
+  if (t.isBF16())
+    return ElementType::BF16;
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    if (i.isUnsigned())
+      return i.getWidth() == 8 ? std::optional(ElementType::U8) : std::nullopt;
+    switch (i.getWidth()) {
+    case 1:
+      return ElementType::I1;
+    case 8:
+      return ElementType::I8;
+    case 16:
+      return ElementType::I16;
+    case 32:
+      return ElementType::I32;
+    case 64:
+      return ElementType::I64;
+    }
+  }
+  return std::nullopt;
+}
+
+int64_t saturatingAdd(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
+}
+
+llvm::Error Compilation::runPasses(ModuleOp module,
+                                           llvm::function_ref<void(PassManager &)> build,
+                                           Diagnostics &diags) {
+  ScopedDiagnosticHandler handler(context(), [&](Diagnostic &diag) {
+    std::string text = formatDiagnostic(diag);
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      diags.errors += text;
+    else if (diag.getSeverity() == DiagnosticSeverity::Warning)
+      diags.warnings.push_back(text);
+    else if (diag.getSeverity() == DiagnosticSeverity::Remark)
+      diags.remarks.push_back(llvm::StringRef(text).rtrim().str());
+    return success();
+  });
+  PassManager pm(context(), ModuleOp::getOperationName());
+  if (options.configurePassManager)
+    options.configurePassManager(pm);
+  build(pm);
+  if (failed(pm.run(module))) {
+    if (diags.errors.empty())
+      diags.errors = "jitrun: error: a compiler pass failed\n";
+    return compileError(llvm::StringRef(diags.errors).rtrim());
+  }
+  return llvm::Error::success();
+}
+
+int Compilation::registerKernel(func::FuncOp dispatch) {
+  KernelJob job = KernelCompiler(options).makeJob(dispatch);
+  if (auto it = kernelIndex.find(job.key); it != kernelIndex.end())
+    return it->second;
+  kernelIndex[job.key] = static_cast<int>(kernels.size());
+  kernels.push_back(PendingKernel{std::move(job)});
+  return static_cast<int>(kernels.size() - 1);
+}
+
+llvm::Error Compilation::compileKernels() {
+  KernelCompiler compiler(options);
+  std::vector<KernelJob> jobs;
+  for (const PendingKernel &k : kernels)
+    jobs.push_back(k.job);
+  std::vector<CompiledKernel> results = compiler.compileAll(jobs, warnings);
+  // Errors in program order: the first failing dispatch is reported.
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    PendingKernel &k = kernels[i];
+    CompiledKernel &r = results[i];
+    if (!r.error.empty())
+      return compileError(r.error);
+    for (std::string &w : r.warnings)
+      warnings.push_back(w);
+    if (r.workgroups < 1 || r.workgroups > kMaxWorkgroups)
+      return makeError(ErrorCode::CompileError, "jitrun: error: kernel '" + k.job.name +
+                                                    "' has " + llvm::Twine(r.workgroups) +
+                                                    " workgroups");
+    auto load = [&]() -> llvm::Expected<KernelFn> {
+      if (llvm::Error e = jit->addObject(r.object, k.job.symbol))
+        return std::move(e);
+      llvm::Expected<const char *> checks = jit->lookupChecks(k.job.symbol);
+      if (!checks)
+        return checks.takeError();
+      k.checks.clear();
+      llvm::SmallVector<llvm::StringRef> lines;
+      llvm::StringRef(*checks).split(lines, '\n', -1, /*KeepEmpty=*/false);
+      for (llvm::StringRef line : lines)
+        k.checks.push_back(line.str());
+      return jit->lookup(k.job.symbol);
+    };
+    llvm::Expected<KernelFn> fn = load();
+    if (!fn && r.fromCache) {
+      // A cached object the JIT refuses is a miss too: compile it again.
+      llvm::consumeError(fn.takeError());
+      r = compiler.recompile(k.job);
+      if (!r.error.empty())
+        return compileError(r.error);
+      fn = load();
+    }
+    if (!fn)
+      return fn.takeError();
+    k.fn = *fn;
+    k.workgroups = r.workgroups;
+    stats.stackBytesMax = std::max(stats.stackBytesMax, r.stackBytes);
+    if (r.vector)
+      ++stats.vectorizedOps;
+    else
+      ++stats.scalarOps;
+    if (r.vnni)
+      ++stats.vnniKernels;
+    if (r.fromCache)
+      ++stats.cachedKernels;
+    ++stats.executables;
+  }
+  program.kernelChecks.clear();
+  for (const PendingKernel &k : kernels)
+    program.kernelChecks.push_back(k.checks);
+  for (Command &c : program.commands) {
+    if (c.kind != Command::Dispatch)
+      continue;
+    c.fn = kernels[c.kernel].fn;
+    c.workgroups = kernels[c.kernel].workgroups;
+    stats.workgroups += c.workgroups;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Compilation::checkMemoryLimit(llvm::StringRef when) const {
+  // Without a limit, the host's memory is one: a model that cannot fit is
+  // refused before its constants are allocated, not killed by the kernel.
+  uint64_t limit = options.memoryLimitBytes ? options.memoryLimitBytes : physicalMemoryBytes();
+  if (!limit)
+    return llvm::Error::success();
+  int64_t results = 0;
+  for (const TensorSpec &spec : program.outputSpecs) {
+    int64_t n = static_cast<int64_t>(elementSize(spec.type));
+    for (int64_t d : spec.shape)
+      if (__builtin_mul_overflow(n, d, &n))
+        n = std::numeric_limits<int64_t>::max();
+    results = saturatingAdd(results, n);
+  }
+  int64_t total = saturatingAdd(saturatingAdd(stats.constantBytes, stats.transientBytes), results);
+  if (static_cast<uint64_t>(total) <= limit)
+    return llvm::Error::success();
+  std::string over = options.memoryLimitBytes
+                         ? "the memory limit of " + std::to_string(limit) + " bytes"
+                         : "this host's memory of " + std::to_string(limit) + " bytes";
+  return makeError(ErrorCode::ResourceExhausted,
+                   "jitrun: error: model '" + stats.function + "' needs " + llvm::Twine(total) +
+                       " bytes of host memory (constants " + llvm::Twine(stats.constantBytes) +
+                       ", intermediates of one run " + llvm::Twine(stats.transientBytes) +
+                       ", results " + llvm::Twine(results) + ", counted up to " + when +
+                       "), over " + over + "; raise the limit or use smaller shapes");
+}
+
+/// Ops jitrun can take in: the dialects it registers, with static shapes.
+static llvm::Error checkSupported(func::FuncOp entry, Compilation &impl) {
+  for (BlockArgument arg : entry.getArguments())
+    if (auto shaped = dyn_cast<ShapedType>(arg.getType()); shaped && !shaped.hasStaticShape())
+      return opError(entry, impl,
+                     "argument " + llvm::Twine(arg.getArgNumber()) +
+                         " has a dynamic shape; jitrun runs static shapes only");
+  llvm::Error result = llvm::Error::success();
+  auto typeText = [](Type t) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << t;
+    return s;
+  };
+  entry.walk([&](Operation *op) {
+    // What the import left unconverted: TOSA lowers computation on unsigned
+    // integers to casts it cannot resolve.
+    auto cast = dyn_cast<UnrealizedConversionCastOp>(op);
+    if (cast && !op->getParentOfType<linalg::LinalgOp>()) {
+      Type from = cast->getOperandTypes().empty() ? Type() : cast->getOperandTypes().front();
+      Type to = cast->getResultTypes().empty() ? Type() : cast->getResultTypes().front();
+      Type unsignedType = getElementTypeOrSelf(from).isUnsignedInteger() ? from : to;
+      result = opError(op, impl,
+                       getElementTypeOrSelf(unsignedType).isUnsignedInteger()
+                           ? "this op computes on unsigned integers (" + typeText(unsignedType) +
+                                 "), which the TOSA lowering does not support; use signless "
+                                 "integers (i8) and tosa.rescale or tosa.cast where the "
+                                 "signedness matters"
+                           : "the import left a value of type " +
+                                 (from ? typeText(from) : std::string("?")) +
+                                 " that could not be converted to " +
+                                 (to ? typeText(to) : std::string("?")));
+      return WalkResult::interrupt();
+    }
+    auto isComplex = [](Type t) { return isa<ComplexType>(getElementTypeOrSelf(t)); };
+    if (llvm::any_of(op->getResultTypes(), isComplex) ||
+        llvm::any_of(op->getOperandTypes(), isComplex)) {
+      result = opError(op, impl,
+                       "complex numbers are not supported by jitrun ('" +
+                           op->getName().getStringRef() + "' on complex values)");
+      return WalkResult::interrupt();
+    }
+    for (Type t : op->getResultTypes()) {
+      if (auto shaped = dyn_cast<ShapedType>(t); shaped && !shaped.hasStaticShape()) {
+        result = opError(op, impl,
+                         "result type " + [&] {
+                           std::string s;
+                           llvm::raw_string_ostream os(s);
+                           os << t;
+                           return s;
+                         }() + " has a dynamic shape; jitrun runs static shapes only");
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return result;
+}
+
+llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
+  auto start = std::chrono::steady_clock::now();
+  if (bytes.empty())
+    return compileError("jitrun: error: '" + name + "' is empty");
+  DialectRegistry registry;
+  registerJitrunDialects(registry);
+  mlir->context = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  // Errors name the op by location; dumping the whole op (often a whole
+  // kernel) after each message helps nobody reading the CLI output.
+  context()->printOpOnDiagnostic(false);
+  context()->loadAllAvailableDialects();
+  mlir->sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(bytes, name), llvm::SMLoc());
+
+  std::string parseErrors;
+  OwningOpRef<ModuleOp> module;
+  {
+    ScopedDiagnosticHandler handler(context(), [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error)
+        parseErrors += formatDiagnostic(diag);
+      return success();
+    });
+    ParserConfig config(context());
+    module = parseSourceFile<ModuleOp>(mlir->sourceMgr, config);
+  }
+  if (!module) {
+    if (parseErrors.empty())
+      parseErrors = ("jitrun: error: '" + name + "' is not a valid MLIR module").str();
+    return compileError(llvm::StringRef(parseErrors).rtrim());
+  }
+
+  for (auto fn : module->getOps<func::FuncOp>())
+    if (fn.isPublic() && !fn.isExternal())
+      entryPoints.push_back(fn.getSymName().str());
+  // The entry point.
+  func::FuncOp entry;
+  if (!options.function.empty()) {
+    entry = module->lookupSymbol<func::FuncOp>(options.function);
+    if (!entry || entry.isExternal())
+      return compileError("jitrun: error: no function named '" + options.function +
+                       "' in '" + name + "'");
+  } else {
+    SmallVector<func::FuncOp> publics;
+    for (auto fn : module->getOps<func::FuncOp>())
+      if (fn.isPublic() && !fn.isExternal())
+        publics.push_back(fn);
+    if (publics.size() == 1)
+      entry = publics.front();
+    else
+      entry = module->lookupSymbol<func::FuncOp>("main");
+    if (!entry)
+      return compileError("jitrun: error: '" + name +
+                       "' has no single public function and no @main; pick one "
+                       "with --function=NAME");
+  }
+  std::string entryName = entry.getSymName().str();
+  // Functions the entry calls are inlined into it (no canonicalization on
+  // the way: the entry is imported as written); a call that remains
+  // (recursion, an external function) is an error that names it.
+  bool hasCalls = false;
+  entry.walk([&](func::CallOp) { hasCalls = true; });
+  if (hasCalls) {
+    Diagnostics inlineDiags;
+    if (llvm::Error e = runPasses(*module, [](PassManager &pm) {
+          pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
+        }, inlineDiags))
+      return e;
+    entry = module->lookupSymbol<func::FuncOp>(entryName);
+    llvm::Error callError = llvm::Error::success();
+    entry.walk([&](func::CallOp call) {
+      func::FuncOp callee = module->lookupSymbol<func::FuncOp>(call.getCallee());
+      llvm::cantFail(std::move(callError));
+      callError = opError(call, *this,
+                          "the call to @" + call.getCallee() + " cannot be inlined (" +
+                              (!callee ? "no such function"
+                               : callee.isExternal() ? "an external function"
+                                                     : "a recursive call") +
+                              "); jitrun compiles one function with its callees inlined");
+      return WalkResult::interrupt();
+    });
+    if (callError)
+      return callError;
+  }
+  // Only the entry function is compiled.
+  for (auto fn : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    if (fn != entry)
+      fn.erase();
+  entry.setPublic();
+
+  FusionMode mode = options.reference ? FusionMode::None : options.fusion;
+  stats.function = entryName;
+  stats.fusion = fusionModeName(mode).str();
+
+  Diagnostics diags;
+  if (llvm::Error e = runPasses(*module, [](PassManager &pm) { buildImportPipeline(pm); }, diags))
+    return e;
+  entry = module->lookupSymbol<func::FuncOp>(entryName);
+  if (llvm::Error e = checkSupported(entry, *this))
+    return e;
+  entry.walk([&](Operation *op) {
+    if (isa<linalg::GenericOp>(op) || isElementwiseOp(op))
+      ++stats.genericBefore;
+  });
+  FusionOptions fusion;
+  fusion.mode = mode;
+  fusion.explain = options.explainFusion;
+  if (llvm::Error e = runPasses(*module, [&](PassManager &pm) {
+        buildFusionPipeline(pm, fusion);
+      }, diags))
+    return e;
+  for (std::string &w : diags.warnings)
+    warnings.push_back(w);
+  for (std::string &r : diags.remarks)
+    if (llvm::StringRef(r).contains("not fused: "))
+      explanations.push_back(r);
+  module->walk([&](Operation *op) {
+    if (isa<linalg::GenericOp>(op))
+      ++stats.genericAfter;
+    if (isRootOp(op))
+      ++stats.rootOps;
+  });
+  for (auto fn : module->getOps<func::FuncOp>())
+    if (fn->hasAttr(kDispatchAttrName))
+      ++stats.dispatchRegions;
+  if (!options.dispatchGraphPath.empty()) {
+    std::string graph;
+    llvm::raw_string_ostream os(graph);
+    writeDispatchGraph(module->lookupSymbol<func::FuncOp>(entryName), os);
+    if (llvm::Error e = writeFileSafely(options.dispatchGraphPath, graph))
+      return compileError("jitrun: error: cannot write the dispatch graph: " +
+                       llvm::toString(std::move(e)));
+  }
+
+  auto jitOr = KernelLoader::create(options.forceAvx2);
+  if (!jitOr)
+    return jitOr.takeError();
+  jit = std::move(*jitOr);
+  entry = module->lookupSymbol<func::FuncOp>(entryName);
+  if (llvm::Error e = buildHostProgram(entry, *module))
+    return e;
+  stats.compileSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return llvm::Error::success();
+}
+
+/// The deepest nesting of brackets ((, [, {, <) the text parser is given;
+/// real models nest a few dozen levels. Deeper input (a dense literal
+/// 20000 levels deep, a million '(') would recurse the parser off its stack.
+static constexpr int kMaxTextNesting = 1000;
+
+/// Where textual `bytes` nest deeper than kMaxTextNesting, as "LINE:COL";
+/// "" if they do not. Strings and comments are skipped; `->`, `<=` and `>=`
+/// are not brackets.
+static std::string excessiveNesting(llvm::StringRef bytes) {
+  int depth = 0, line = 1, col = 0;
+  for (size_t i = 0, n = bytes.size(); i < n; ++i) {
+    char c = bytes[i];
+    ++col;
+    if (c == '\n') {
+      ++line, col = 0;
+    } else if (c == '"') {
+      for (++i; i < n && bytes[i] != '"' && bytes[i] != '\n'; ++i)
+        if (bytes[i] == '\\')
+          ++i;
+    } else if (c == '/' && i + 1 < n && bytes[i + 1] == '/') {
+      while (i + 1 < n && bytes[i + 1] != '\n')
+        ++i;
+    } else if (c == '(' || c == '[' || c == '{' ||
+               (c == '<' && !(i + 1 < n && bytes[i + 1] == '='))) {
+      if (++depth > kMaxTextNesting)
+        return std::to_string(line) + ":" + std::to_string(col);
+    } else if (c == ')' || c == ']' || c == '}' ||
+               (c == '>' && !(i > 0 && bytes[i - 1] == '-') &&
+                !(i + 1 < n && bytes[i + 1] == '='))) {
+      depth = std::max(0, depth - 1);
+    }
+  }
+  return "";
+}
+
+/// Runs `fn` on a thread with a 1 GiB stack (reserved, touched only as
+/// used): MLIR's parser, verifier and walks recurse once per level of
+/// nesting, and a model nested deep in bytecode must not overflow the
+/// caller's stack. Returns false if no such thread could be started.
+static bool runOnLargeStack(llvm::function_ref<void()> fn) {
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0)
+    return false;
+  pthread_attr_setstacksize(&attr, size_t(1) << 30);
+  struct Call {
+    llvm::function_ref<void()> fn;
+  } call{fn};
+  pthread_t thread;
+  int rc = pthread_create(
+      &thread, &attr,
+      [](void *p) -> void * {
+        static_cast<Call *>(p)->fn();
+        return nullptr;
+      },
+      &call);
+  pthread_attr_destroy(&attr);
+  if (rc != 0)
+    return false;
+  pthread_join(thread, nullptr);
+  return true;
+}
+
+llvm::Expected<std::unique_ptr<CompiledProgram>>
+compileModel(llvm::StringRef bytes, llvm::StringRef name, const CompileOptions &options) {
+  bool bytecode = bytes.starts_with("ML\xefR");
+  if (!bytecode) {
+    std::string where = excessiveNesting(bytes);
+    if (!where.empty())
+      return makeError(ErrorCode::InvalidArgument,
+                       "jitrun: error: " + name + ":" + where + ": nesting deeper than " +
+                           llvm::Twine(kMaxTextNesting) + " levels");
+  }
+  Compilation c;
+  c.options = options;
+  llvm::Error result = llvm::Error::success();
+  auto body = [&] {
+    try {
+      llvm::cantFail(std::move(result));
+      result = c.compile(bytes, name);
+    } catch (const std::bad_alloc &) {
+      result = makeError(ErrorCode::ResourceExhausted,
+                         "jitrun: error: out of memory while compiling '" + name + "'");
+    }
+  };
+  if (!runOnLargeStack(body))
+    body();
+  if (result)
+    return std::move(result);
+  auto out = std::make_unique<CompiledProgram>();
+  out->program = std::move(c.program);
+  out->loader = std::move(c.jit);
+  out->keepAlive = std::move(c.mlir);
+  out->stats = std::move(c.stats);
+  out->warnings = std::move(c.warnings);
+  out->explanations = std::move(c.explanations);
+  out->entryPoints = std::move(c.entryPoints);
+  return std::move(out);
+}
+
+llvm::Expected<std::unique_ptr<CompiledProgram>> compileModelFile(llvm::StringRef path,
+                                                                   const CompileOptions &options) {
+  llvm::Expected<std::string> bytes = readRegularFile(path, "model");
+  if (!bytes) {
+    ErrorCode code = ErrorCode::InvalidArgument;
+    std::string message;
+    llvm::handleAllErrors(bytes.takeError(), [&](const llvm::ErrorInfoBase &info) {
+      if (info.convertToErrorCode() == std::errc::no_such_file_or_directory)
+        code = ErrorCode::NotFound;
+      message = info.message();
+    });
+    return makeError(code, "jitrun: error: " + message);
+  }
+  return compileModel(*bytes, path, options);
+}
+
+} // namespace jitrun

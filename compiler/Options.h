@@ -1,0 +1,73 @@
+//===- Options.h - what steers a compile, what it reports -------*- C++ -*-===//
+
+#ifndef JITRUN_COMPILER_OPTIONS_H
+#define JITRUN_COMPILER_OPTIONS_H
+
+#include "contract/FusionMode.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace mlir {
+class PassManager;
+} // namespace mlir
+
+namespace jitrun {
+
+/// Everything that steers compilation.
+struct CompileOptions {
+  /// Entry point; empty picks the only public function, else @main.
+  std::string function;
+  FusionMode fusion = FusionMode::Default;
+  /// The slow, simple reference path: no fusion, no tiling, no vectors.
+  bool reference = false;
+  /// Drop AVX-512 and generate AVX2 code.
+  bool forceAvx2 = false;
+  uint64_t stackLimitBytes = 32768;
+  bool failOnStackLimit = true;
+  /// Persistent kernel cache directory (--cache-dir); empty: no cache.
+  /// Entries are keyed by the dispatch's IR, the target CPU and features,
+  /// the codegen version and the stack-limit options.
+  std::string cacheDir;
+  /// The most host memory the model may allocate: its constants, one run's
+  /// intermediates (after buffer planning) and its results. A model over it
+  /// fails to compile with ErrorCode::ResourceExhausted before anything big
+  /// is allocated. 0: no limit.
+  uint64_t memoryLimitBytes = 0;
+  /// Threads compiling kernels; 0: one per core.
+  unsigned compileThreads = 0;
+  /// Record why producer/consumer pairs were not fused (--explain-fusion).
+  bool explainFusion = false;
+  /// When non-empty, the host program after fusion is written here as a
+  /// Graphviz dot graph of dispatches, fills and copies.
+  std::string dispatchGraphPath;
+  /// Lets a tool apply MLIR's command-line pass manager options
+  /// (--mlir-print-ir-after-all, --mlir-timing, ...) to every pass manager.
+  std::function<void(mlir::PassManager &)> configurePassManager;
+};
+
+/// The counts of SPEC.md's statistics, for one compiled function.
+struct Statistics {
+  std::string function, fusion;
+  int64_t genericBefore = 0, genericAfter = 0, rootOps = 0, dispatchRegions = 0,
+          dispatches = 0, executables = 0, fills = 0, copies = 0, workgroups = 0,
+          transientBytes = 0, stackBytesMax = 0;
+  /// The sum of the intermediates' sizes, as if none shared memory
+  /// (transientBytes is what buffer planning made of it).
+  int64_t intermediateBytes = 0;
+  /// Constant data the host program holds (weights, expanded splats).
+  int64_t constantBytes = 0;
+  /// Kernels (distinct) whose innermost code is vector code, and those left
+  /// with scalar loops somewhere.
+  int64_t vectorizedOps = 0, scalarOps = 0; // distinct kernels: all vector code, or with scalar loops
+  /// Kernels (distinct) whose i8 contractions run on AVX-512 VNNI (vpdpbusd).
+  int64_t vnniKernels = 0;
+  double compileSeconds = 0;
+  /// Kernels loaded from the --cache-dir cache instead of compiled.
+  int64_t cachedKernels = 0;
+};
+
+} // namespace jitrun
+
+#endif // JITRUN_COMPILER_OPTIONS_H
