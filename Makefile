@@ -69,6 +69,13 @@ zoo-bench: build
 # fixed budget CI runs (seed 1, 80 programs, 480 runs: about 45 s).
 SEED ?= 1
 SECONDS ?= 60
+# `make check-layout`: the folders include only what their arrows allow
+# (no MLIR under support/ and runtime/, codegen and fusion never include each
+# other) and no C++ file is over 1000 lines (scripts/check_layout.py).
+.PHONY: check-layout
+check-layout:
+	python3 scripts/check_layout.py
+
 .PHONY: check-oracle check-full fuzz-diff fuzz-diff-ci
 # `make check-full`: every zoo model at full size, fast path against
 # --reference, and --reference against mlir-runner (scripts/check_full.py).

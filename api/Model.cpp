@@ -6,6 +6,12 @@
 
 namespace jitrun {
 
+void registerCompilerCommandLineOptions() { registerCompilerOptions(); }
+
+std::function<void(mlir::PassManager &)> commandLinePassManagerOptions() {
+  return applyCompilerOptions;
+}
+
 CompiledModel::CompiledModel(std::unique_ptr<CompiledProgram> c) : compiled(std::move(c)) {
   executor = std::make_unique<Executor>(std::move(compiled->program), std::move(compiled->loader),
                                         compiled->keepAlive);

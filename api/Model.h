@@ -10,15 +10,16 @@
 #define JITRUN_API_MODEL_H
 
 #include "compiler/Options.h"
-#include "runtime/Errors.h"
 #include "runtime/Executor.h"
-#include "runtime/Tensor.h"
-#include "runtime/ThreadPool.h"
+#include "support/Errors.h"
+#include "support/Tensor.h"
+#include "support/ThreadPool.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@
 namespace jitrun {
 
 struct CompiledProgram;
+/// Registers the compiler's passes by name and MLIR's command-line options
+/// (--mlir-print-ir-after=PASS, --mlir-timing, ...) for a tool's parser.
+void registerCompilerCommandLineOptions();
+/// CompileOptions::configurePassManager applying those options.
+std::function<void(mlir::PassManager &)> commandLinePassManagerOptions();
+
 /// A model compiled for this host. Load and compile once, run many times.
 class CompiledModel {
 public:

@@ -84,6 +84,11 @@ namespace math = mlir::math;
 
 /// Steps 1-7: a module of dispatch functions (tensor form) to vectorized,
 /// bufferized kernels with the workgroup and stack attributes set.
+/// Inside jitrun-codegen-tile-and-vectorize, after tiling: every innermost
+/// slice of a fused window pad reads the unpadded input in place where its
+/// tile lies inside it, and pads only border tiles (PadInPlace.cpp).
+void readPaddingInPlace(mlir::RewriterBase &rewriter, mlir::func::FuncOp fn);
+
 /// Patterns turning i8 x i8 -> i32 vector contractions into AVX-512 VNNI
 /// dot products on 512-bit registers (VnniContraction.cpp).
 void populateVnniContractionPatterns(mlir::RewritePatternSet &patterns);

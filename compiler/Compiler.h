@@ -44,6 +44,12 @@ struct CompiledProgram {
 llvm::Expected<std::unique_ptr<CompiledProgram>>
 compileModel(llvm::StringRef bytes, llvm::StringRef name, const CompileOptions &options);
 
+/// Registers the passes by name and MLIR's command-line options
+/// (--mlir-print-ir-after=PASS, --mlir-timing, ...) with llvm::cl.
+void registerCompilerOptions();
+/// Applies those options to a pass manager (CompileOptions::configurePassManager).
+void applyCompilerOptions(mlir::PassManager &pm);
+
 /// Reads `path` (a regular file) and compiles it.
 llvm::Expected<std::unique_ptr<CompiledProgram>> compileModelFile(llvm::StringRef path,
                                                                    const CompileOptions &options);

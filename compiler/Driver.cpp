@@ -12,7 +12,7 @@
 
 #include "codegen/Passes.h"
 #include "fusion/Passes.h"
-#include "runtime/Files.h"
+#include "support/Files.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -530,6 +530,21 @@ llvm::Expected<std::unique_ptr<CompiledProgram>> compileModelFile(llvm::StringRe
     return makeError(code, "jitrun: error: " + message);
   }
   return compileModel(*bytes, path, options);
+}
+
+void registerCompilerOptions() {
+  registerFusionPasses();
+  registerCodegenPasses();
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+}
+
+void applyCompilerOptions(PassManager &pm) {
+  if (failed(applyPassManagerCLOptions(pm)))
+    return;
+  applyDefaultTimingPassManagerCLOptions(pm);
 }
 
 } // namespace jitrun

@@ -12,7 +12,7 @@
 
 #include "codegen/Passes.h"
 #include "fusion/Passes.h"
-#include "runtime/Files.h"
+#include "support/Files.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"

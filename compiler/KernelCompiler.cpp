@@ -13,7 +13,7 @@
 #include "codegen/EmitObject.h"
 #include "compiler/Diagnostics.h"
 #include "contract/Target.h"
-#include "runtime/Files.h"
+#include "support/Files.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"

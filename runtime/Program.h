@@ -12,9 +12,9 @@
 #define JITRUN_RUNTIME_PROGRAM_H
 
 #include "contract/KernelAbi.h"
-#include "runtime/Errors.h"
-#include "runtime/Tensor.h"
-#include "runtime/ThreadPool.h"
+#include "support/Errors.h"
+#include "support/Tensor.h"
+#include "support/ThreadPool.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"

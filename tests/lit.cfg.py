@@ -1,10 +1,11 @@
-# lit configuration of jitrun's IR and CLI tests (tests/**/*.mlir).
+# lit configuration of jitrun's IR and CLI tests (tests/**/*.mlir) and of its
+# scripts (tests/tools/*.test).
 import os
 import lit.formats
 
 config.name = "jitrun"
 config.test_format = lit.formats.ShTest(execute_external=True)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.jitrun_obj_root, "tests")
 config.excludes = ["Inputs", "unit", "e2e", "api", "package", "fuzz", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
@@ -16,6 +17,7 @@ config.substitutions.append(("%models", os.path.join(config.jitrun_obj_root, "mo
 config.substitutions.append(("%zoo", os.path.join(config.jitrun_obj_root, "zoo")))
 config.substitutions.append(("%modelgen", os.path.join(tools, "modelgen")))
 config.substitutions.append(("%shared", config.shared_dir))
+config.substitutions.append(("%scripts", os.path.join(os.path.dirname(config.test_source_root), "scripts")))
 config.environment["PATH"] = os.pathsep.join(
     [tools, config.llvm_tools_dir, config.environment.get("PATH", "")])
 # Sanitized builds: "asan" (ASan+UBSan) or "tsan".

@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "api/Model.h"
-#include "runtime/Tensor.h"
-#include "runtime/ThreadPool.h"
+#include "support/Tensor.h"
+#include "support/ThreadPool.h"
 
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"

@@ -6,16 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/Passes.h"
-#include "fusion/Passes.h"
-#include "runtime/Files.h"
-#include "runtime/InputSpec.h"
+#include "support/Files.h"
+#include "support/InputSpec.h"
 #include "api/Model.h"
-#include "runtime/Npy.h"
+#include "support/Npy.h"
 
-#include "mlir/IR/AsmState.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -439,13 +434,8 @@ static int run(int argc, char **argv) {
   argc = static_cast<int>(argvList.size());
   argvList.push_back(nullptr);
   argv = argvList.data();
-  // Named so that --mlir-print-ir-after=PASS and friends can refer to them.
-  jitrun::registerFusionPasses();
-  jitrun::registerCodegenPasses();
-  mlir::registerAsmPrinterCLOptions();
-  mlir::registerMLIRContextCLOptions();
-  mlir::registerPassManagerCLOptions();
-  mlir::registerDefaultTimingManagerCLOptions();
+  // --mlir-print-ir-after=PASS and friends.
+  jitrun::registerCompilerCommandLineOptions();
   // --help shows jitrun's flags; LLVM's and MLIR's (--mlir-print-ir-after-all,
   // --mlir-timing, ...) still parse, and --help-hidden lists them.
   cl::HideUnrelatedOptions(category);
@@ -481,11 +471,7 @@ static int run(int argc, char **argv) {
     return fail("--cache-dir needs a directory");
   options.cacheDir = cacheDir;
   options.dispatchGraphPath = dumpDispatchGraph;
-  options.configurePassManager = [](mlir::PassManager &pm) {
-    if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
-      return;
-    mlir::applyDefaultTimingPassManagerCLOptions(pm);
-  };
+  options.configurePassManager = jitrun::commandLinePassManagerOptions();
 
   // Inputs are parsed before compiling so that a bad value fails fast.
   std::vector<jitrun::HostTensor> inputTensors;

@@ -8,7 +8,7 @@
 
 #include "Harness.h"
 
-#include "runtime/Npy.h"
+#include "support/Npy.h"
 
 #include <catch2/catch.hpp>
 

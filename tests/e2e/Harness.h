@@ -11,7 +11,7 @@
 #ifndef JITRUN_TESTS_E2E_HARNESS_H
 #define JITRUN_TESTS_E2E_HARNESS_H
 
-#include "runtime/Tensor.h"
+#include "support/Tensor.h"
 
 #include <cstdint>
 #include <string>

@@ -10,7 +10,7 @@
 #ifndef JITRUN_TESTS_E2E_ONEDNNREF_H
 #define JITRUN_TESTS_E2E_ONEDNNREF_H
 
-#include "runtime/Tensor.h"
+#include "support/Tensor.h"
 
 #include <cstdint>
 

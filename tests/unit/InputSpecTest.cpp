@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/InputSpec.h"
+#include "support/InputSpec.h"
 
-#include "runtime/Npy.h"
+#include "support/Npy.h"
 
 #include "TestUtil.h"
 

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Npy.h"
+#include "support/Npy.h"
 
 #include "TestUtil.h"
 

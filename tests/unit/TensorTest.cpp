@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Tensor.h"
+#include "support/Tensor.h"
 
 #include "TestUtil.h"
 

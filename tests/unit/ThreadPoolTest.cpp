@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/ThreadPool.h"
+#include "support/ThreadPool.h"
 
 #include "TestUtil.h"
 

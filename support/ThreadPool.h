@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JITRUN_RUNTIME_THREADPOOL_H
-#define JITRUN_RUNTIME_THREADPOOL_H
+#ifndef JITRUN_SUPPORT_THREADPOOL_H
+#define JITRUN_SUPPORT_THREADPOOL_H
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
@@ -85,4 +85,4 @@ private:
 
 } // namespace jitrun
 
-#endif // JITRUN_RUNTIME_THREADPOOL_H
+#endif // JITRUN_SUPPORT_THREADPOOL_H

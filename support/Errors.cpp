@@ -1,6 +1,6 @@
 //===- Errors.cpp - jitrun's error codes in llvm::Error values ----------===//
 
-#include "runtime/Errors.h"
+#include "support/Errors.h"
 
 #include <optional>
 

@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/InputSpec.h"
+#include "support/InputSpec.h"
 
-#include "runtime/Npy.h"
+#include "support/Npy.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Tensor.h"
+#include "support/Tensor.h"
 
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Format.h"

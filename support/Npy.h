@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JITRUN_RUNTIME_NPY_H
-#define JITRUN_RUNTIME_NPY_H
+#ifndef JITRUN_SUPPORT_NPY_H
+#define JITRUN_SUPPORT_NPY_H
 
-#include "runtime/Tensor.h"
+#include "support/Tensor.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -48,4 +48,4 @@ llvm::Error writeNpy(llvm::StringRef path, const HostTensor &t);
 
 } // namespace jitrun
 
-#endif // JITRUN_RUNTIME_NPY_H
+#endif // JITRUN_SUPPORT_NPY_H

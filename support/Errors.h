@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JITRUN_RUNTIME_ERRORS_H
-#define JITRUN_RUNTIME_ERRORS_H
+#ifndef JITRUN_SUPPORT_ERRORS_H
+#define JITRUN_SUPPORT_ERRORS_H
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
@@ -41,4 +41,4 @@ ErrorCode takeErrorCode(llvm::Error e, std::string &message);
 
 } // namespace jitrun
 
-#endif // JITRUN_RUNTIME_ERRORS_H
+#endif // JITRUN_SUPPORT_ERRORS_H

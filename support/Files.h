@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JITRUN_RUNTIME_FILES_H
-#define JITRUN_RUNTIME_FILES_H
+#ifndef JITRUN_SUPPORT_FILES_H
+#define JITRUN_SUPPORT_FILES_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -41,4 +41,4 @@ llvm::Error writeFileSafely(llvm::StringRef path, llvm::StringRef data);
 
 } // namespace jitrun
 
-#endif // JITRUN_RUNTIME_FILES_H
+#endif // JITRUN_SUPPORT_FILES_H

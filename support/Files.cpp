@@ -1,6 +1,6 @@
 //===- Files.cpp - bounded reads and safe writes --------------------------===//
 
-#include "runtime/Files.h"
+#include "support/Files.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Npy.h"
-#include "runtime/Files.h"
+#include "support/Npy.h"
+#include "support/Files.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/Twine.h"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JITRUN_RUNTIME_TENSOR_H
-#define JITRUN_RUNTIME_TENSOR_H
+#ifndef JITRUN_SUPPORT_TENSOR_H
+#define JITRUN_SUPPORT_TENSOR_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -160,4 +160,4 @@ struct TensorSpec {
 
 } // namespace jitrun
 
-#endif // JITRUN_RUNTIME_TENSOR_H
+#endif // JITRUN_SUPPORT_TENSOR_H

@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef JITRUN_RUNTIME_INPUTSPEC_H
-#define JITRUN_RUNTIME_INPUTSPEC_H
+#ifndef JITRUN_SUPPORT_INPUTSPEC_H
+#define JITRUN_SUPPORT_INPUTSPEC_H
 
-#include "runtime/Tensor.h"
+#include "support/Tensor.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -38,4 +38,4 @@ llvm::Expected<HostTensor> parseInputSpec(llvm::StringRef spec, uint64_t seed);
 
 } // namespace jitrun
 
-#endif // JITRUN_RUNTIME_INPUTSPEC_H
+#endif // JITRUN_SUPPORT_INPUTSPEC_H

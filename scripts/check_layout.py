@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""`make check-layout`: the folders and the arrows between them hold.
+
+Each folder may include only the folders its row allows (quoted includes,
+`#include "FOLDER/..."`), and the folders that the runtime links must not
+see MLIR at all, not even through a contract header:
+
+    support   -> support                                   (no MLIR)
+    contract  -> contract                (KernelAbi.h, Target.h, FusionMode.h: no MLIR)
+    runtime   -> runtime, support, the MLIR-free contract  (no MLIR)
+    fusion    -> fusion, contract
+    codegen   -> codegen, contract
+    compiler  -> compiler, fusion, codegen, contract, runtime, support
+    api       -> api, compiler, runtime, contract, support
+    tools     -> api, support; jit-opt and modelgen, MLIR tools, also
+                 fusion, codegen and contract
+
+No C++ source file is longer than 1000 lines. Prints each violation and
+exits 1 if there is any. `--root DIR` checks another tree (its test).
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if len(sys.argv) > 2 and sys.argv[1] == "--root":  # lit checks the checker
+    ROOT = os.path.abspath(sys.argv[2])
+MAX_LINES = 1000
+MLIR_FREE_CONTRACT = {"contract/KernelAbi.h", "contract/Target.h", "contract/FusionMode.h"}
+ALLOWED = {
+    "support": {"support"},
+    "contract": {"contract"},
+    "runtime": {"runtime", "support", "contract"},
+    "fusion": {"fusion", "contract"},
+    "codegen": {"codegen", "contract"},
+    "compiler": {"compiler", "fusion", "codegen", "contract", "runtime", "support"},
+    "api": {"api", "compiler", "runtime", "contract", "support"},
+    "tools": {"api", "support", "tools"},
+}
+# Tools that are MLIR pass drivers or model generators, not users of the API.
+MLIR_TOOLS = ("tools/jit-opt.cpp", "tools/modelgen/")
+NO_MLIR = {"support", "runtime"}
+SOURCES = (".cpp", ".h", ".hpp", ".c")
+INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^">]+)[">]')
+
+
+def sources(folder):
+    for dirpath, _, files in os.walk(os.path.join(ROOT, folder)):
+        for f in sorted(files):
+            if f.endswith(SOURCES):
+                yield os.path.relpath(os.path.join(dirpath, f), ROOT)
+
+
+def main():
+    problems = []
+    for folder, allowed in ALLOWED.items():
+        for path in sources(folder):
+            with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+                lines = f.readlines()
+            if len(lines) > MAX_LINES:
+                problems.append("%s: %d lines (at most %d)" % (path, len(lines), MAX_LINES))
+            mlir_tool = path.startswith(MLIR_TOOLS)
+            for n, line in enumerate(lines, 1):
+                m = INCLUDE.match(line)
+                if not m:
+                    continue
+                inc = m.group(1)
+                top = inc.split("/")[0]
+                where = "%s:%d: includes %s" % (path, n, inc)
+                if top == "mlir" and (folder in NO_MLIR or path in MLIR_FREE_CONTRACT):
+                    problems.append(where + " (no MLIR here)")
+                elif top not in ALLOWED or "/" not in inc:
+                    continue  # system, LLVM, third-party or same-directory headers
+                elif folder in NO_MLIR and top == "contract" and inc not in MLIR_FREE_CONTRACT:
+                    problems.append(where + " (a contract header with MLIR)")
+                elif top not in allowed and not (
+                        mlir_tool and top in ("fusion", "codegen", "contract")):
+                    problems.append(where + " (%s may include only %s)" %
+                                    (folder, ", ".join(sorted(allowed))))
+    for p in problems:
+        print(p)
+    print("layout: %d problem(s)" % len(problems))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
