@@ -108,7 +108,6 @@ struct LowerDispatchABIPass final
     func::ReturnOp::create(eb, loc);
     ret.erase();
     fn.setType(FunctionType::get(ctx, entry.getArgumentTypes(), {}));
-    fn->setAttr(kNumInputsAttrName, b.getI64IntegerAttr(numIn));
     // The host program never passes one buffer as both an input and an
     // output of a dispatch, nor two outputs that overlap: every buffer
     // argument is `noalias`, so LLVM keeps accumulators in registers across

@@ -51,7 +51,6 @@ constexpr llvm::StringLiteral kWorkgroupsAttrName = "jitrun.workgroups";
 constexpr llvm::StringLiteral kStackBytesAttrName = "jitrun.stack_bytes";
 /// Set on a kernel that failed the stack-allocation check.
 constexpr llvm::StringLiteral kStackLimitExceededAttrName = "jitrun.stack_limit_exceeded";
-constexpr llvm::StringLiteral kNumInputsAttrName = "jitrun.num_inputs";
 /// On a kernel: the error messages of its bounds checks, site 1 first.
 constexpr llvm::StringLiteral kIndexChecksAttrName = "jitrun.index_checks";
 /// On the `arith.minsi` that clamps a gather's index: its site number.

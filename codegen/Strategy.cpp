@@ -21,6 +21,54 @@ using namespace mlir;
 namespace jitrun {
 namespace {
 
+// The register budgets and thresholds of the strategy, named. "Registers"
+// are vector registers of `lanes` 32-bit lanes (16 on AVX-512, 8 on AVX2);
+// the measurements behind each are in the comments where they are used.
+
+/// Fewest 32-bit lanes a vector tile assumes (SSE).
+constexpr int64_t kMinLanes = 4;
+/// A contraction's register tile: rows of M by registers of N.
+constexpr int64_t kMatmulRows = 8;
+constexpr int64_t kMatmulColumnRegisters = 2;
+/// VNNI int8 register tile rows (each interleaved right operand register
+/// serves this many dot products), and its reduction tiles: a multiple of
+/// kVnniReductionGroup (the bytes one vpdpbusd lane sums) up to
+/// kVnniMaxReductionTile.
+constexpr int64_t kVnniRows = 16;
+constexpr int64_t kVnniReductionGroup = 4;
+constexpr int64_t kVnniMaxReductionTile = 16;
+/// The most accumulator registers a register tile holds (half of AVX-512's
+/// 32, all of AVX2's 16).
+constexpr int64_t kMaxAccumulatorRegisters = 16;
+/// Output pixels per register tile of an NHWC-like convolution (f32, and
+/// int8 with VNNI), and output channels of an NCHW-like one.
+constexpr int64_t kConvPixels = 8;
+constexpr int64_t kVnniConvPixels = 16;
+constexpr int64_t kNchwOutputChannels = 8;
+/// Lanes from which the register file holds two registers of channels'
+/// accumulators (AVX-512).
+constexpr int64_t kWideChannelMinLanes = 16;
+/// Shortest reduction (input channels x taps) worth the wider tiles.
+constexpr int64_t kMinReductionForWideTiles = 64;
+/// Input channels per step of a convolution with input channels.
+constexpr int64_t kConvInputChannelStep = 8;
+/// Registers of lanes on the innermost loop of reductions and elementwise ops.
+constexpr int64_t kElementwiseRegisters = 2;
+/// How far back through the chain a root operand is traced to the anchor.
+constexpr int kMaxChainDepth = 8;
+/// Below this much work (iterations) a dispatch keeps one workgroup.
+constexpr int64_t kMinWorkForWorkgroups = int64_t(1) << 15;
+/// A broadcast epilogue splits its broadcast dims only when recomputing the
+/// root per workgroup costs at most 1/kBroadcastSplitRatio of the work.
+constexpr int64_t kBroadcastSplitRatio = 8;
+/// A contraction splits N first when N is at least this many times M.
+constexpr int64_t kWideNRatio = 4;
+/// Cache tiles: vector tiles of 8 rows are grouped 8 at a time, others 4.
+constexpr int64_t kCacheTileRowsGroup = 8;
+constexpr int64_t kCacheTileGroup = 4;
+/// VNNI row sums reduce their middle dim this many steps at a time.
+constexpr int64_t kLaneSumSteps = 2;
+
 enum class AnchorKind { Contraction, Convolution, Reduction, Elementwise };
 
 struct Anchor {
@@ -75,7 +123,7 @@ namespace {
 /// 1 when `extent` is not a multiple of four. 16 measured best on matmuls and
 /// 1x1 convolutions (jitrun-bench int8 rows; 32 adds register pressure).
 static int64_t vnniReductionTile(int64_t extent) {
-  for (int64_t t = 16; t >= 4; t /= 2)
+  for (int64_t t = kVnniMaxReductionTile; t >= kVnniReductionGroup; t /= 2)
     if (extent % t == 0)
       return t;
   return 1;
@@ -135,8 +183,8 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
     if (succeeded(dims) && !dims->m.empty() && !dims->n.empty()) {
-      sizes[dims->m.back()] = 8;
-      sizes[dims->n.back()] = 2 * lanes;
+      sizes[dims->m.back()] = kMatmulRows;
+      sizes[dims->n.back()] = kMatmulColumnRegisters * lanes;
       // Packed weight panels: a whole panel's row per step, one contiguous
       // run (4 registers on AVX-512, 8 on AVX2), not two passes over halves.
       if (op->hasAttr(kPackedPanelsAttrName)) {
@@ -146,14 +194,15 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
         // of many pixels), at most 16 accumulators: 4 rows of 4 registers
         // on AVX2.
         int64_t rows = extentProduct(op.getStaticLoopRanges(), dims->m);
-        if (!ShapedType::isDynamic(rows) && rows > 8)
-          sizes[dims->m.back()] = std::clamp<int64_t>(16 * lanes / width, 1, 8);
+        if (!ShapedType::isDynamic(rows) && rows > kMatmulRows)
+          sizes[dims->m.back()] =
+              std::clamp<int64_t>(kMaxAccumulatorRegisters * lanes / width, 1, kMatmulRows);
       }
       // VNNI int8 tiles: 16 rows x one register of 16 i32 lanes, so that
       // each interleaved register of the right operand serves 16 dot
       // products (bench: 16x16 steadier and faster than 8x32, which spills).
       if (vnni && isInt8Contraction(op)) {
-        sizes[dims->m.back()] = 16;
+        sizes[dims->m.back()] = kVnniRows;
         sizes[dims->n.back()] = lanes;
       }
       return sizes;
@@ -174,7 +223,7 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
       // NHWC-like: 8 output pixels along the innermost image dimension; 16
       // for VNNI int8, as a matmul's rows, so that each interleaved register
       // of the filter serves 16 dot products.
-      int64_t pixels = vnni && isInt8Contraction(op) ? 16 : 8;
+      int64_t pixels = vnni && isInt8Contraction(op) ? kVnniConvPixels : kConvPixels;
       sizes[dims->outputImage.back()] = pixels;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       int64_t width = ranges[dims->outputImage.back()];
@@ -192,8 +241,9 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
       // 14x14x256->1024: 0.36 -> 0.65; 3x3 14x14x256->256: 0.46 -> 0.69).
       // Not on AVX2, where 16 accumulators would be its whole register file.
       // Nor for int8, whose widened products take registers of their own.
-      if (lanes >= 16 && !ShapedType::isDynamic(channels) && channels % (2 * lanes) == 0 &&
-          reduction >= 64 && !isInt8Contraction(op))
+      if (lanes >= kWideChannelMinLanes && !ShapedType::isDynamic(channels) &&
+          channels % (2 * lanes) == 0 && reduction >= kMinReductionForWideTiles &&
+          !isInt8Contraction(op))
         sizes[inner] = 2 * lanes;
       // A row narrower than the tile (late ResNet stages: 4, 2 or 1 pixels)
       // takes more channels instead, up to 16 registers in all, so the
@@ -205,9 +255,9 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
       // efficientnet_b0's 2x2 stages 3x slower; 80 lanes: deeplab_v3's
       // 240->80 on a 3x3 image 8x slower).
       if (!ShapedType::isDynamic(width) && width < pixels && !ShapedType::isDynamic(channels) &&
-          reduction >= 64 && !(vnni && isInt8Contraction(op)))
+          reduction >= kMinReductionForWideTiles && !(vnni && isInt8Contraction(op)))
         for (int64_t t = lanes * static_cast<int64_t>(llvm::bit_floor<uint64_t>(
-                             std::min<int64_t>(16, 2 * pixels / width)));
+                             std::min<int64_t>(kMaxAccumulatorRegisters, 2 * pixels / width)));
              t > lanes; t /= 2)
           if (channels % t == 0) {
             sizes[inner] = t;
@@ -215,7 +265,7 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
           }
     } else if (!dims->outputChannel.empty()) {
       // NCHW-like: 8 output channels.
-      sizes[dims->outputChannel.back()] = 8;
+      sizes[dims->outputChannel.back()] = kNchwOutputChannels;
     }
     return sizes;
   }
@@ -238,7 +288,7 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
   }
   if (lanesLoop < 0)
     return sizes;
-  sizes[lanesLoop] = 2 * lanes;
+  sizes[lanesLoop] = kElementwiseRegisters * lanes;
   // A transpose (an input read through a permutation whose innermost dim is
   // another loop): a square tile of one register's lanes on both innermost
   // loops, so that both the reads and the writes are whole vectors and the
@@ -277,7 +327,7 @@ static SmallVector<int64_t> rootToAnchorLoops(linalg::LinalgOp root,
   // same rank as a reduction's result must not be mistaken for it.
   std::function<bool(Value, int)> fromAnchor = [&](Value v, int depth) {
     Operation *def = v.getDefiningOp();
-    if (!def || depth > 8)
+    if (!def || depth > kMaxChainDepth)
       return false;
     if (def == anchor.getOperation())
       return true;
@@ -317,7 +367,7 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   result.workgroup.assign(numLoops, 0);
   result.cache.assign(numLoops, 0);
   result.vector.assign(numLoops, 0);
-  int64_t lanes = std::max<int64_t>(4, opts.vectorBits / 32);
+  int64_t lanes = std::max<int64_t>(kMinLanes, opts.vectorBits / 32);
   Anchor anchor = findAnchor(root);
   SmallVector<int64_t> anchorSizes = anchorVectorSizes(anchor, lanes, opts.vnni);
   SmallVector<int64_t> toAnchor = rootToAnchorLoops(root, anchor.op);
@@ -379,9 +429,10 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   // Kernels have static shapes (LowerDispatchABI), so the work is known.
   int64_t work = staticWork(anchor.op).value_or(1), rootWork = staticWork(root).value_or(1);
   int64_t target =
-      (broadcastEpilogue ? rootWork : work) < (1 << 15) ? 1 : opts.targetWorkgroups;
+      (broadcastEpilogue ? rootWork : work) < kMinWorkForWorkgroups ? 1 : opts.targetWorkgroups;
   int64_t count = 1;
-  bool splitBroadcastDims = broadcastEpilogue && work * target * 8 <= rootWork;
+  bool splitBroadcastDims =
+      broadcastEpilogue && work * target * kBroadcastSplitRatio <= rootWork;
   // Loops in split order: outermost first, except that a contraction whose
   // N is much wider than M (a transformer's FFN, 128 x 3072 x 768) splits N
   // first. Split by M, every workgroup would stream half of B from memory
@@ -404,7 +455,7 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
       int64_t n = packed ? extentProduct(anchorRanges, dims->n) : anchorRanges[dims->n.back()];
       auto nLoop = static_cast<int64_t>(packed ? dims->n.front() : dims->n.back());
       if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
-          (packed ? n >= m : n >= 4 * m))
+          (packed ? n >= m : n >= kWideNRatio * m))
         llvm::stable_sort(order, [&](unsigned a, unsigned b) {
           return toAnchor[a] == nLoop && toAnchor[b] != nLoop;
         });
@@ -462,7 +513,8 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
       if (result.vector[i] <= 1)
         continue;
       int64_t outer = result.workgroup[i] ? result.workgroup[i] : extents[i];
-      int64_t c = result.vector[i] * (result.vector[i] == 8 ? 8 : 4);
+      int64_t c = result.vector[i] *
+                  (result.vector[i] == kMatmulRows ? kCacheTileRowsGroup : kCacheTileGroup);
       // A generic contraction's cache tiles divide too (a packed 1x1
       // convolution of 129-pixel rows: 3-pixel vector tiles, 43 per row).
       if (divisorsOnly && c < outer)
@@ -482,7 +534,7 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
   unsigned numLoops = op.getNumLoops();
   SmallVector<int64_t> sizes(numLoops, 0);
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  int64_t lanes = std::max<int64_t>(4, opts.vectorBits / 32);
+  int64_t lanes = std::max<int64_t>(kMinLanes, opts.vectorBits / 32);
   if (linalg::isaContractionOpInterface(op)) {
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
     if (succeeded(dims)) {
@@ -528,8 +580,8 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
       for (unsigned c : dims->inputChannel) {
         if (ShapedType::isDynamic(ranges[c]))
           continue;
-        sizes[c] = allTaps ? 1 : largestDivisorAtMost(ranges[c], 8);
-        if (vnni && ranges[c] % 4 == 0)
+        sizes[c] = allTaps ? 1 : largestDivisorAtMost(ranges[c], kConvInputChannelStep);
+        if (vnni && ranges[c] % kVnniReductionGroup == 0)
           sizes[c] = vnniReductionTile(ranges[c]);
       }
       return sizes;
@@ -546,9 +598,9 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
   for (int i = static_cast<int>(numLoops) - 1; i >= 0; --i) {
     if (iters[i] != utils::IteratorType::reduction)
       continue;
-    sizes[i] = innermost ? 2 * lanes : 1;
+    sizes[i] = innermost ? kElementwiseRegisters * lanes : 1;
     if (laneSums && !ShapedType::isDynamic(ranges[i]))
-      sizes[i] = innermost ? largestDivisorAtMost(ranges[i], 2) : 1;
+      sizes[i] = innermost ? largestDivisorAtMost(ranges[i], kLaneSumSteps) : 1;
     innermost = false;
     // A tile that covers the whole loop leaves it untiled (and static).
     if (!ShapedType::isDynamic(ranges[i]) && sizes[i] >= ranges[i])

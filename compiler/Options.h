@@ -47,7 +47,8 @@ struct CompileOptions {
   std::function<void(mlir::PassManager &)> configurePassManager;
 };
 
-/// The counts of SPEC.md's statistics, for one compiled function.
+/// The statistics of one compiled function (README.md, "Reading the
+/// statistics").
 struct Statistics {
   std::string function, fusion;
   int64_t genericBefore = 0, genericAfter = 0, rootOps = 0, dispatchRegions = 0,

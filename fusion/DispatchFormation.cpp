@@ -27,6 +27,13 @@ namespace jitrun {
 
 namespace {
 
+/// A root this many times cheaper than the consumer that broadcasts it (or
+/// cheaper still) joins the consumer's dispatch (isCheapBroadcastRoot).
+constexpr int64_t kCheapRootWorkRatio = 4;
+/// The most ops (terminator included) of an epilogue that reads only
+/// lower-rank inputs and still joins its root's dispatch.
+constexpr size_t kMaxLowRankEpilogueOps = 9;
+
 /// The elementwise consumer that may join a dispatch whose last op is `op`:
 /// it reads `op`'s result through a permutation (so each element is computed
 /// once per tile) and is in the same block. In default mode `op`'s result
@@ -85,7 +92,7 @@ static bool isCheapBroadcastRoot(Operation *root, Operation *consumer) {
   int64_t rootWork = staticWork(root).value_or(0),
           consumerWork = staticWork(consumer).value_or(0);
   return isRootOp(root) && rootWork > 0 && consumerWork > 0 &&
-         rootWork <= 4 * consumerWork;
+         rootWork <= kCheapRootWorkRatio * consumerWork;
 }
 
 /// True when `consumer` may read `root`'s result (or an elementwise op on it)
@@ -164,7 +171,7 @@ static bool isBroadcastInit(Operation *op) {
   // convolution's bias plus its zero-point correction): the work is per
   // output element whether or not it joins the root, and small.
   Block &body = g.getRegion().front();
-  if (body.getOperations().size() > 9)
+  if (body.getOperations().size() > kMaxLowRankEpilogueOps)
     return false;
   for (Operation &op : body.without_terminator())
     if (!isa<arith::ArithDialect>(op.getDialect()))
@@ -330,7 +337,7 @@ static std::string whyNotFused(Operation *producer, OpOperand &operand,
     return "reshape-between: a reshape separates them and was not propagated";
   bool groupHasRoot = llvm::any_of(producerGroup, isRootOp);
   if (!groupHasRoot) {
-    llvm::StringRef rule = elementwiseFusionRefusal(&operand, /*maxOperands=*/16);
+    llvm::StringRef rule = elementwiseFusionRefusal(&operand, FusionOptions().maxOperands);
     if (rule.empty())
       rule = "elementwise-fusion-not-applicable";
     std::string detail;

@@ -1,7 +1,7 @@
 //===- InputSpec.h - Parse --input / --expected_output values -------------===//
 //
-// Turns the textual tensor values of the jitrun CLI (see SPEC.md, modelled on
-// iree-run-module's --input) into HostTensors: literal values, a single fill
+// Turns the textual tensor values of the jitrun CLI (README.md, "The CLI";
+// modelled on iree-run-module's --input) into HostTensors: literal values, a single fill
 // value, seeded random data, or a .npy file. Every malformed spec is an
 // llvm::Error quoting the spec.
 //

@@ -1,5 +1,5 @@
 // The whole over-the-limit message of jitrun-codegen-check-stack-allocation,
-// as SPEC.md words it: "exceeded stack allocation limit of 32768 bytes for
+// word for word: "exceeded stack allocation limit of 32768 bytes for
 // dispatch 'NAME': got N bytes", with the limit printed as a number.
 //
 // RUN: %jit-opt %s --split-input-file --verify-diagnostics \

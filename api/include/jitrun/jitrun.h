@@ -200,7 +200,7 @@ JITRUN_API jitrun_status_t jitrun_model_input(jitrun_model_t model, size_t index
 JITRUN_API jitrun_status_t jitrun_model_output(jitrun_model_t model, size_t index,
                                                jitrun_tensor_desc_t *out);
 
-/** Compile-time statistics, SPEC.md's names. */
+/** Compile-time statistics (README.md, "Reading the statistics"). */
 typedef struct jitrun_statistics_s {
   int64_t generic_before, generic_after, root_ops, dispatch_regions, dispatches,
       executables, fills, copies, workgroups;
