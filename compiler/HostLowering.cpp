@@ -109,51 +109,197 @@ static void describeDispatch(func::FuncOp callee, std::string &opName, double &f
   flops = (multiplyAdd ? 2.0 : 1.0) * static_cast<double>(*work);
 }
 
-llvm::Error Compilation::buildHostProgram(func::FuncOp entry, ModuleOp module) {
-  HostProgram &p = program;
-  llvm::DenseMap<Value, int> bufferOf;
-  auto specOf = [](Type t) -> std::optional<TensorSpec> {
-    auto rt = dyn_cast<RankedTensorType>(t);
-    if (!rt || !rt.hasStaticShape())
-      return std::nullopt;
-    std::optional<ElementType> et = toElementType(rt.getElementType());
-    if (!et)
-      return std::nullopt;
-    return TensorSpec{*et, std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end())};
-  };
-  auto shapeName = [&](Type t) -> std::string {
+namespace {
+
+/// Lowers the host function (the entry after fusion) to the HostProgram:
+/// one method per op kind, each appending its commands and recording the
+/// buffers or registers of its results.
+class HostLowering {
+public:
+  HostLowering(Compilation &comp, ModuleOp module)
+      : comp(comp), p(comp.program), module(module) {}
+
+  /// Inputs and results of `entry`, then its body, then the buffer plan and
+  /// each command's bytes for --profile.
+  llvm::Error run(func::FuncOp entry);
+
+private:
+  llvm::Error lowerBlock(Block &block);
+  llvm::Error lowerOp(Operation &op);
+  llvm::Error lowerConstant(Operation &op, arith::ConstantOp cst);
+  llvm::Error lowerCall(Operation &op, func::CallOp call);
+  llvm::Error lowerFill(Operation &op, linalg::FillOp fill);
+  llvm::Error lowerCast(Operation &op, tensor::CastOp cast);
+  llvm::Error lowerInsertSlice(Operation &op, tensor::InsertSliceOp insert);
+  llvm::Error lowerExtractSlice(Operation &op, tensor::ExtractSliceOp extract);
+  llvm::Error lowerReturn(Operation &op, func::ReturnOp ret);
+  llvm::Error lowerFor(Operation &op, scf::ForOp loop);
+  llvm::Error lowerWhile(Operation &op, scf::WhileOp loop);
+  llvm::Error lowerIf(Operation &op, scf::IfOp branch);
+  llvm::Error lowerCondition(Operation &op, scf::ConditionOp cond);
+  llvm::Error lowerYield(Operation &op, scf::YieldOp yield);
+  llvm::Error lowerExtract(Operation &op, tensor::ExtractOp extract);
+  /// An arith op on host scalars.
+  llvm::Error lowerScalar(Operation &op);
+  /// A slice copy between `src` and the buffer of `dstVal` (an insert_slice
+  /// when !sliceIsSource, an extract_slice when it is).
+  llvm::Error makeCopy(Operation &op, Value src, RankedTensorType srcType, Value dstVal,
+                       RankedTensorType dstType, llvm::ArrayRef<int64_t> offsets,
+                       llvm::ArrayRef<int64_t> sizes, llvm::ArrayRef<int64_t> strides,
+                       ValueRange dynamicOffsets, bool sliceIsSource);
+
+  static std::optional<TensorSpec> specOf(Type t);
+  static std::string shapeName(Type t) {
     std::optional<TensorSpec> spec = specOf(t);
     return spec ? spec->str() : std::string("?");
-  };
-  // Saturates: an absurd shape is caught by the memory limit or fails to
-  // allocate, instead of wrapping around to a small size.
-  auto bytesOf = [](const TensorSpec &s) -> size_t {
-    uint64_t n = elementSize(s.type);
-    for (int64_t d : s.shape)
-      if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
-        return std::numeric_limits<int64_t>::max();
-    return std::min<uint64_t>(n, std::numeric_limits<int64_t>::max());
-  };
-  auto newIntermediate = [&](Value v) -> int {
-    TensorSpec spec = *specOf(v.getType());
-    return p.addBuffer(Buffer{BufferKind::Intermediate, 0, bytesOf(spec), nullptr});
-  };
-  // A value's buffer, materialized on first use for tensor.empty.
-  auto lookup = [&](Value v) -> int {
-    auto it = bufferOf.find(v);
-    if (it != bufferOf.end())
-      return it->second;
-    int b = newIntermediate(v);
-    bufferOf[v] = b;
-    return b;
-  };
-  auto isExclusive = [&](Value v, Operation *user) {
-    int b = lookup(v);
-    return p.buffers[b].kind == BufferKind::Intermediate && v.hasOneUse() &&
-           *v.getUsers().begin() == user &&
-           llvm::count_if(bufferOf, [&](auto &kv) { return kv.second == b; }) == 1;
-  };
+  }
+  /// Saturates: an absurd shape is caught by the memory limit or fails to
+  /// allocate, instead of wrapping around to a small size.
+  static size_t bytesOf(const TensorSpec &s);
+  static unsigned widthOf(Type t) {
+    if (auto i = dyn_cast<IntegerType>(t))
+      return i.getWidth();
+    return 64; // index, and floats (held as double)
+  }
+  int newIntermediate(Value v);
+  /// A value's buffer, materialized on first use for tensor.empty.
+  int lookup(Value v);
+  /// `v` is an intermediate that only `user` reads and no other value shares.
+  bool isExclusive(Value v, Operation *user);
+  /// The register of host scalar `v` (constants get one on first use).
+  std::optional<int> scalarReg(Value v);
+  /// Loop-carried values live in buffers of their own: the region
+  /// arguments, the loop results and what each iteration yields all land in
+  /// them. transfer() copies `values` into `carried`, through temporaries
+  /// when one value's buffer is another's destination (a swap).
+  void transfer(ValueRange values, llvm::ArrayRef<int> carried);
+  /// Buffers for a loop's carried `args`, filled from `inits`.
+  llvm::Expected<std::vector<int>> carry(Operation *loop, ValueRange inits, ValueRange args);
 
+  Compilation &comp;
+  HostProgram &p;
+  ModuleOp module;
+  Statistics &stats = comp.stats;
+  llvm::DenseMap<Value, int> bufferOf;
+  /// Scalars of the host program live in registers: constants get their
+  /// value at the start of a run, the rest are computed by Scalar/Extract
+  /// commands and loop counters.
+  llvm::DenseMap<Value, int> regOf;
+  std::vector<std::vector<int>> carriedStack;
+  std::vector<size_t> whileStack; // the While commands being emitted
+};
+
+} // namespace
+
+std::optional<TensorSpec> HostLowering::specOf(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  if (!rt || !rt.hasStaticShape())
+    return std::nullopt;
+  std::optional<ElementType> et = toElementType(rt.getElementType());
+  if (!et)
+    return std::nullopt;
+  return TensorSpec{*et, std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end())};
+}
+
+size_t HostLowering::bytesOf(const TensorSpec &s) {
+  uint64_t n = elementSize(s.type);
+  for (int64_t d : s.shape)
+    if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
+      return std::numeric_limits<int64_t>::max();
+  return std::min<uint64_t>(n, std::numeric_limits<int64_t>::max());
+}
+
+int HostLowering::newIntermediate(Value v) {
+  TensorSpec spec = *specOf(v.getType());
+  return p.addBuffer(Buffer{BufferKind::Intermediate, 0, bytesOf(spec), nullptr});
+}
+
+int HostLowering::lookup(Value v) {
+  auto it = bufferOf.find(v);
+  if (it != bufferOf.end())
+    return it->second;
+  int b = newIntermediate(v);
+  bufferOf[v] = b;
+  return b;
+}
+
+bool HostLowering::isExclusive(Value v, Operation *user) {
+  int b = lookup(v);
+  return p.buffers[b].kind == BufferKind::Intermediate && v.hasOneUse() &&
+         *v.getUsers().begin() == user &&
+         llvm::count_if(bufferOf, [&](auto &kv) { return kv.second == b; }) == 1;
+}
+
+std::optional<int> HostLowering::scalarReg(Value v) {
+  if (auto it = regOf.find(v); it != regOf.end())
+    return it->second;
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  if (!cst)
+    return std::nullopt;
+  int r;
+  if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
+    r = p.addRegister(i.getType().isInteger(1) ? i.getValue().getZExtValue()
+                                               : i.getValue().getSExtValue());
+  else if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
+    r = p.addRegister(0, f.getValueAsDouble());
+  else
+    return std::nullopt;
+  regOf[v] = r;
+  return r;
+}
+
+void HostLowering::transfer(ValueRange values, llvm::ArrayRef<int> carried) {
+  std::vector<int> srcs;
+  for (Value v : values)
+    srcs.push_back(lookup(v));
+  bool hazard = false;
+  for (size_t i = 0; i < srcs.size(); ++i)
+    for (size_t j = 0; j < carried.size(); ++j)
+      if (i != j && srcs[i] == carried[j])
+        hazard = true;
+  auto copy = [&](int src, int dst) {
+    Command c{Command::CopyWhole};
+    c.src = src;
+    c.dst = dst;
+    c.name = "copy:loop-carried";
+    c.op = "scf.yield";
+    p.commands.push_back(std::move(c));
+    ++stats.copies;
+  };
+  std::vector<int> staged(srcs.size(), -1);
+  for (size_t i = 0; i < srcs.size(); ++i) {
+    if (srcs[i] == carried[i])
+      continue;
+    if (hazard) {
+      staged[i] = p.addBuffer(Buffer{BufferKind::Intermediate, 0, p.buffers[carried[i]].bytes,
+                                     nullptr});
+      copy(srcs[i], staged[i]);
+    } else {
+      copy(srcs[i], carried[i]);
+    }
+  }
+  for (size_t i = 0; i < srcs.size(); ++i)
+    if (staged[i] >= 0)
+      copy(staged[i], carried[i]);
+}
+
+llvm::Expected<std::vector<int>> HostLowering::carry(Operation *loop, ValueRange inits,
+                                                    ValueRange args) {
+  std::vector<int> carried;
+  for (Value arg : args) {
+    if (!specOf(arg.getType()))
+      return opError(loop, comp,
+                     "loops that carry a scalar or dynamically shaped value are not "
+                     "supported by jitrun's host program yet; carry a static tensor");
+    carried.push_back(newIntermediate(arg));
+  }
+  transfer(inits, carried);
+  for (auto [arg, b] : llvm::zip(args, carried))
+    bufferOf[arg] = b;
+  return carried;
+}
+
+llvm::Error HostLowering::run(func::FuncOp entry) {
   for (BlockArgument arg : entry.getArguments()) {
     std::optional<TensorSpec> spec = specOf(arg.getType());
     if (!spec)
@@ -173,490 +319,12 @@ llvm::Error Compilation::buildHostProgram(func::FuncOp entry, ModuleOp module) {
     p.outputSpecs.push_back(*spec);
   }
 
-  // Scalars of the host program live in registers: constants get their value
-  // at the start of a run, the rest are computed by Scalar/Extract commands
-  // and loop counters.
-  llvm::DenseMap<Value, int> regOf;
-  auto scalarReg = [&](Value v) -> std::optional<int> {
-    if (auto it = regOf.find(v); it != regOf.end())
-      return it->second;
-    auto cst = v.getDefiningOp<arith::ConstantOp>();
-    if (!cst)
-      return std::nullopt;
-    int r;
-    if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
-      r = p.addRegister(i.getType().isInteger(1) ? i.getValue().getZExtValue()
-                                                 : i.getValue().getSExtValue());
-    else if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
-      r = p.addRegister(0, f.getValueAsDouble());
-    else
-      return std::nullopt;
-    regOf[v] = r;
-    return r;
-  };
-  auto widthOf = [](Type t) -> unsigned {
-    if (auto i = dyn_cast<IntegerType>(t))
-      return i.getWidth();
-    return 64; // index, and floats (held as double)
-  };
-  // Loop-carried values live in buffers of their own: the region arguments,
-  // the loop results and what each iteration yields all land in them.
-  // transfer() copies `values` into `carried`, through temporaries when one
-  // value's buffer is another's destination (a swap).
-  auto transfer = [&](ValueRange values, llvm::ArrayRef<int> carried) {
-    std::vector<int> srcs;
-    for (Value v : values)
-      srcs.push_back(lookup(v));
-    bool hazard = false;
-    for (size_t i = 0; i < srcs.size(); ++i)
-      for (size_t j = 0; j < carried.size(); ++j)
-        if (i != j && srcs[i] == carried[j])
-          hazard = true;
-    auto copy = [&](int src, int dst) {
-      Command c{Command::CopyWhole};
-      c.src = src;
-      c.dst = dst;
-      c.name = "copy:loop-carried";
-      c.op = "scf.yield";
-      p.commands.push_back(std::move(c));
-      ++stats.copies;
-    };
-    std::vector<int> staged(srcs.size(), -1);
-    for (size_t i = 0; i < srcs.size(); ++i) {
-      if (srcs[i] == carried[i])
-        continue;
-      if (hazard) {
-        staged[i] = p.addBuffer(Buffer{BufferKind::Intermediate, 0, p.buffers[carried[i]].bytes,
-                                       nullptr});
-        copy(srcs[i], staged[i]);
-      } else {
-        copy(srcs[i], carried[i]);
-      }
-    }
-    for (size_t i = 0; i < srcs.size(); ++i)
-      if (staged[i] >= 0)
-        copy(staged[i], carried[i]);
-  };
-  std::vector<std::vector<int>> carriedStack;
-  std::vector<size_t> whileStack; // the While commands being emitted
-  auto carry = [&](Operation *loop, ValueRange inits, ValueRange args)
-      -> llvm::Expected<std::vector<int>> {
-    std::vector<int> carried;
-    for (Value arg : args) {
-      if (!specOf(arg.getType()))
-        return opError(loop, *this,
-                       "loops that carry a scalar or dynamically shaped value are not "
-                       "supported by jitrun's host program yet; carry a static tensor");
-      carried.push_back(newIntermediate(arg));
-    }
-    transfer(inits, carried);
-    for (auto [arg, b] : llvm::zip(args, carried))
-      bufferOf[arg] = b;
-    return carried;
-  };
-
-  std::function<llvm::Error(Block &)> emitBlock = [&](Block &block) -> llvm::Error {
-  for (Operation &op : block) {
-    if (isa<arith::ConstantOp, tensor::EmptyOp>(op) && op.use_empty())
-      continue;
-    if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
-      auto elements = dyn_cast<ElementsAttr>(cst.getValue());
-      if (!elements)
-        continue; // scalars are read where they are used (fills)
-      std::optional<TensorSpec> spec = specOf(cst.getType());
-      if (!spec)
-        return opError(&op, *this, "constant of unsupported type");
-      stats.constantBytes = saturatingAdd(stats.constantBytes, bytesOf(*spec));
-      if (llvm::Error e = checkMemoryLimit("constants"))
-        return e;
-      auto data = constantBytes(elements, elementSize(spec->type));
-      if (!data)
-        return opError(&op, *this, llvm::toString(data.takeError()));
-      // Weights of 2 MiB or more in huge pages, like large tensors.
-      AlignedStorage storage = allocateAligned(data->size() + 1);
-      if (!storage)
-        return opError(&op, *this, "cannot allocate the constant's storage");
-      std::memcpy(storage.get(), data->data(), data->size());
-      bufferOf[cst.getResult()] =
-          p.addBuffer(Buffer{BufferKind::Constant, 0, data->size(),
-                             static_cast<uint8_t *>(storage.get())});
-      p.ownedConstants.push_back(std::move(storage));
-      continue;
-    }
-    if (isa<tensor::EmptyOp>(op))
-      continue; // allocated on first use
-    if (auto call = dyn_cast<func::CallOp>(op)) {
-      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
-      if (!callee || !callee->hasAttr(kDispatchAttrName))
-        return opError(&op, *this, "calls to functions are not supported in the host program");
-      Command c{Command::Dispatch};
-      c.kernel = registerKernel(callee);
-      c.name = callee.getSymName().str();
-      describeDispatch(callee, c.op, c.flops);
-      for (Value arg : call.getOperands())
-        c.bindings.push_back(lookup(arg));
-      for (Value res : call.getResults()) {
-        int b = newIntermediate(res);
-        bufferOf[res] = b;
-        c.bindings.push_back(b);
-      }
-      p.commands.push_back(std::move(c));
-      ++stats.dispatches;
-      continue;
-    }
-    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
-      if (!fill.hasPureTensorSemantics())
-        return opError(&op, *this, "fill on buffers is not supported");
-      Value scalar = fill.getDpsInputOperand(0)->get();
-      auto cst = scalar.getDefiningOp<arith::ConstantOp>();
-      std::optional<TensorSpec> spec = specOf(fill.getResult(0).getType());
-      if (!cst || !spec)
-        return opError(&op, *this, "fill of a non-constant value in the host program");
-      Command c{Command::Fill};
-      size_t eb = elementSize(spec->type);
-      c.pattern.resize(eb);
-      Attribute value = cst.getValue();
-      if (auto f = dyn_cast<FloatAttr>(value)) {
-        llvm::APInt bits = f.getValue().bitcastToAPInt();
-        uint64_t raw = bits.getZExtValue();
-        std::memcpy(c.pattern.data(), &raw, eb);
-      } else if (auto i = dyn_cast<IntegerAttr>(value)) {
-        uint64_t raw = i.getValue().getZExtValue();
-        if (spec->type == ElementType::I1)
-          raw = raw ? 1 : 0;
-        std::memcpy(c.pattern.data(), &raw, eb);
-      } else {
-        return opError(&op, *this, "fill value is not a number");
-      }
-      c.dst = newIntermediate(fill.getResult(0));
-      bufferOf[fill.getResult(0)] = c.dst;
-      c.shape.assign(spec->shape.begin(), spec->shape.end());
-      c.name = "fill:" + spec->str();
-      c.op = "linalg.fill";
-      p.commands.push_back(std::move(c));
-      ++stats.fills;
-      continue;
-    }
-    if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(op)) {
-      bufferOf[reshape.getResult()] = lookup(reshape.getSrc());
-      continue;
-    }
-    if (auto reshape = dyn_cast<tensor::ExpandShapeOp>(op)) {
-      bufferOf[reshape.getResult()] = lookup(reshape.getSrc());
-      continue;
-    }
-    if (auto cast = dyn_cast<tensor::CastOp>(op)) {
-      if (!specOf(cast.getType()))
-        return opError(&op, *this, "cast to a dynamic shape is not supported");
-      bufferOf[cast.getResult()] = lookup(cast.getSource());
-      continue;
-    }
-    auto makeCopy = [&](Value src, RankedTensorType srcType, Value dstVal,
-                        RankedTensorType dstType, llvm::ArrayRef<int64_t> offsets,
-                        llvm::ArrayRef<int64_t> sizes, llvm::ArrayRef<int64_t> strides,
-                        ValueRange dynamicOffsets, bool sliceIsSource) -> llvm::Error {
-      if (llvm::any_of(sizes, ShapedType::isDynamic) ||
-          llvm::any_of(strides, ShapedType::isDynamic))
-        return opError(&op, *this, "slices with dynamic sizes or strides are not supported");
-      // Dynamic offsets are host scalars (a loop's induction variable).
-      std::vector<int> offsetRegs;
-      if (llvm::any_of(offsets, ShapedType::isDynamic)) {
-        auto next = dynamicOffsets.begin();
-        for (int64_t o : offsets) {
-          if (!ShapedType::isDynamic(o)) {
-            offsetRegs.push_back(-1);
-            continue;
-          }
-          std::optional<int> r = scalarReg(*next++);
-          if (!r)
-            return opError(&op, *this, "slice offset is not a host scalar");
-          offsetRegs.push_back(*r);
-        }
-      }
-      Command c{Command::Copy};
-      c.name = "copy:" + shapeName(srcType) + "->" + shapeName(dstType);
-      c.op = op.getName().getStringRef().str();
-      CopyCommand &cc = c.copy;
-      cc.src = lookup(src);
-      cc.dst = bufferOf.lookup(dstVal);
-      cc.eltBytes = elementSize(*toElementType(srcType.getElementType()));
-      cc.srcShape.assign(srcType.getShape().begin(), srcType.getShape().end());
-      cc.dstShape.assign(dstType.getShape().begin(), dstType.getShape().end());
-      size_t rank = sliceIsSource ? srcType.getRank() : dstType.getRank();
-      std::vector<int64_t> zeros(rank, 0), ones(rank, 1);
-      // Sizes are over the sliced tensor's rank; a rank-reducing slice keeps
-      // the unit dimensions in the full tensor only.
-      cc.sizes.assign(sizes.begin(), sizes.end());
-      if (sliceIsSource) {
-        cc.srcOffsets.assign(offsets.begin(), offsets.end());
-        cc.srcStrides.assign(strides.begin(), strides.end());
-        cc.srcOffsetRegs = offsetRegs;
-        cc.dstOffsets = zeros;
-        cc.dstStrides = ones;
-        cc.dstShape = cc.sizes;
-      } else {
-        cc.dstOffsets.assign(offsets.begin(), offsets.end());
-        cc.dstStrides.assign(strides.begin(), strides.end());
-        cc.dstOffsetRegs = offsetRegs;
-        cc.srcOffsets = zeros;
-        cc.srcStrides = ones;
-        cc.srcShape = cc.sizes;
-      }
-      // A pad: a fill of this buffer right before a copy into a box of it.
-      // The fill writes only the border; the copy writes the box.
-      Command *prev = p.commands.empty() ? nullptr : &p.commands.back();
-      if (!sliceIsSource && prev && prev->kind == Command::Fill && prev->dst == cc.dst &&
-          offsetRegs.empty() && prev->shape.size() == cc.sizes.size() &&
-          llvm::all_of(cc.dstStrides, [](int64_t s) { return s == 1; })) {
-        prev->holeOffsets = cc.dstOffsets;
-        prev->holeSizes = cc.sizes;
-        prev->name += ":border";
-      }
-      p.commands.push_back(std::move(c));
-      ++stats.copies;
-      return llvm::Error::success();
-    };
-    if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
-      Value dest = insert.getDest();
-      int out;
-      if (isExclusive(dest, &op)) {
-        out = lookup(dest);
-      } else {
-        out = newIntermediate(insert.getResult());
-        Command c{Command::CopyWhole};
-        c.src = lookup(dest);
-        c.dst = out;
-        c.name = "copy:" + shapeName(dest.getType()) + "->" +
-                 shapeName(insert.getResult().getType());
-        c.op = "tensor.insert_slice";
-        p.commands.push_back(std::move(c));
-        ++stats.copies;
-      }
-      bufferOf[insert.getResult()] = out;
-      if (llvm::Error e = makeCopy(insert.getSource(), insert.getSourceType(),
-                                   insert.getResult(), insert.getDestType(),
-                                   insert.getStaticOffsets(), insert.getStaticSizes(),
-                                   insert.getStaticStrides(), insert.getOffsets(),
-                                   /*sliceIsSource=*/false))
-        return e;
-      continue;
-    }
-    if (auto extract = dyn_cast<tensor::ExtractSliceOp>(op)) {
-      int out = newIntermediate(extract.getResult());
-      bufferOf[extract.getResult()] = out;
-      if (llvm::Error e = makeCopy(extract.getSource(), extract.getSourceType(),
-                                   extract.getResult(), extract.getResultType(),
-                                   extract.getStaticOffsets(), extract.getStaticSizes(),
-                                   extract.getStaticStrides(), extract.getOffsets(),
-                                   /*sliceIsSource=*/true))
-        return e;
-      continue;
-    }
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      // A result held in an intermediate that nothing else shares lives in
-      // the caller's result tensor instead: no copy at the end of a run.
-      for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-        int b = lookup(v);
-        Buffer &buf = p.buffers[b];
-        if (buf.kind == BufferKind::Intermediate && !llvm::is_contained(p.outputs, b)) {
-          buf.kind = BufferKind::Output;
-          buf.index = static_cast<int64_t>(i);
-        }
-        p.outputs.push_back(b);
-      }
-      continue;
-    }
-    if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      std::optional<int> lb = scalarReg(loop.getLowerBound()),
-                         ub = scalarReg(loop.getUpperBound()), step = scalarReg(loop.getStep());
-      if (!lb || !ub || !step)
-        return opError(&op, *this, "scf.for bounds must be constants or host scalars");
-      auto carried = carry(&op, loop.getInitArgs(), loop.getRegionIterArgs());
-      if (!carried)
-        return carried.takeError();
-      size_t at = p.commands.size();
-      Command c{Command::For};
-      c.a = *lb;
-      c.b = *ub;
-      c.c = *step;
-      c.reg = p.addRegister();
-      c.name = "scf.for";
-      regOf[loop.getInductionVar()] = c.reg;
-      p.commands.push_back(std::move(c));
-      carriedStack.push_back(*carried);
-      if (llvm::Error e = emitBlock(*loop.getBody()))
-        return e;
-      carriedStack.pop_back();
-      p.commands[at].end = p.commands.size();
-      for (auto [res, b] : llvm::zip(loop.getResults(), *carried))
-        bufferOf[res] = b;
-      continue;
-    }
-    if (auto loop = dyn_cast<scf::WhileOp>(op)) {
-      if (TypeRange(ValueRange(loop.getBeforeArguments())) != TypeRange(loop.getResultTypes()))
-        return opError(&op, *this,
-                       "scf.while whose results differ in type from its arguments is not "
-                       "supported by jitrun's host program yet");
-      auto carried = carry(&op, loop.getInits(), loop.getBeforeArguments());
-      if (!carried)
-        return carried.takeError();
-      size_t at = p.commands.size();
-      Command c{Command::While};
-      c.name = "scf.while";
-      p.commands.push_back(std::move(c));
-      carriedStack.push_back(*carried);
-      whileStack.push_back(at);
-      if (llvm::Error e = emitBlock(loop.getBefore().front()))
-        return e;
-      whileStack.pop_back();
-      p.commands[at].beforeEnd = p.commands.size();
-      for (auto [arg, b] : llvm::zip(loop.getAfterArguments(), *carried))
-        bufferOf[arg] = b;
-      if (llvm::Error e = emitBlock(loop.getAfter().front()))
-        return e;
-      carriedStack.pop_back();
-      p.commands[at].end = p.commands.size();
-      for (auto [res, b] : llvm::zip(loop.getResults(), *carried))
-        bufferOf[res] = b;
-      continue;
-    }
-    if (auto branch = dyn_cast<scf::IfOp>(op)) {
-      std::optional<int> cond = scalarReg(branch.getCondition());
-      if (!cond)
-        return opError(&op, *this, "the scf.if condition must be a host scalar");
-      std::vector<int> results;
-      for (Value r : branch.getResults()) {
-        if (!specOf(r.getType()))
-          return opError(&op, *this,
-                         "scf.if yielding a scalar or dynamically shaped value is not "
-                         "supported by jitrun's host program yet; yield a static tensor");
-        results.push_back(newIntermediate(r));
-      }
-      size_t at = p.commands.size();
-      Command c{Command::If};
-      c.reg = *cond;
-      c.name = "scf.if";
-      p.commands.push_back(std::move(c));
-      carriedStack.push_back(results);
-      if (llvm::Error e = emitBlock(branch.getThenRegion().front()))
-        return e;
-      p.commands[at].beforeEnd = p.commands.size();
-      if (!branch.getElseRegion().empty())
-        if (llvm::Error e = emitBlock(branch.getElseRegion().front()))
-          return e;
-      carriedStack.pop_back();
-      p.commands[at].end = p.commands.size();
-      for (auto [res, b] : llvm::zip(branch.getResults(), results))
-        bufferOf[res] = b;
-      continue;
-    }
-    if (auto cond = dyn_cast<scf::ConditionOp>(op)) {
-      std::optional<int> r = scalarReg(cond.getCondition());
-      if (!r || whileStack.empty())
-        return opError(&op, *this, "the scf.condition must be a host scalar");
-      p.commands[whileStack.back()].reg = *r;
-      transfer(cond.getArgs(), carriedStack.back());
-      continue;
-    }
-    if (auto yield = dyn_cast<scf::YieldOp>(op)) {
-      if (carriedStack.empty() || !isa<scf::ForOp, scf::WhileOp, scf::IfOp>(op.getParentOp()))
-        return opError(&op, *this, "scf.yield outside scf.for, scf.while or scf.if");
-      transfer(yield.getOperands(), carriedStack.back());
-      continue;
-    }
-    if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
-      std::optional<TensorSpec> spec = specOf(extract.getTensor().getType());
-      if (!spec)
-        return opError(&op, *this, "tensor.extract from an unsupported tensor type");
-      Command c{Command::Extract};
-      c.src = lookup(extract.getTensor());
-      c.type = spec->type;
-      c.copy.srcShape = spec->shape;
-      for (Value index : extract.getIndices()) {
-        std::optional<int> r = scalarReg(index);
-        if (!r)
-          return opError(&op, *this, "tensor.extract index must be a host scalar");
-        // Constant indices are registers too (set at the start of a run).
-        c.indices.push_back(0);
-        c.indexRegs.push_back(*r);
-      }
-      c.reg = p.addRegister();
-      c.name = "tensor.extract";
-      regOf[extract.getResult()] = c.reg;
-      p.commands.push_back(std::move(c));
-      continue;
-    }
-    if (isa<arith::ArithDialect>(op.getDialect()) && op.getNumResults() == 1 &&
-        !isa<ShapedType>(op.getResult(0).getType())) {
-      std::optional<ScalarOp> kind =
-          llvm::TypeSwitch<Operation *, std::optional<ScalarOp>>(&op)
-              .Case([](arith::AddIOp) { return ScalarOp::AddI; })
-              .Case([](arith::SubIOp) { return ScalarOp::SubI; })
-              .Case([](arith::MulIOp) { return ScalarOp::MulI; })
-              .Case([](arith::DivSIOp) { return ScalarOp::DivSI; })
-              .Case([](arith::RemSIOp) { return ScalarOp::RemSI; })
-              .Case([](arith::DivUIOp) { return ScalarOp::DivUI; })
-              .Case([](arith::RemUIOp) { return ScalarOp::RemUI; })
-              .Case([](arith::MaxSIOp) { return ScalarOp::MaxSI; })
-              .Case([](arith::MinSIOp) { return ScalarOp::MinSI; })
-              .Case([](arith::AndIOp) { return ScalarOp::AndI; })
-              .Case([](arith::OrIOp) { return ScalarOp::OrI; })
-              .Case([](arith::XOrIOp) { return ScalarOp::XOrI; })
-              .Case([](arith::CmpIOp) { return ScalarOp::CmpI; })
-              .Case([](arith::SelectOp) { return ScalarOp::Select; })
-              .Case([](arith::ExtSIOp) { return ScalarOp::ExtSI; })
-              .Case([](arith::ExtUIOp) { return ScalarOp::ExtUI; })
-              .Case([](arith::TruncIOp) { return ScalarOp::TruncI; })
-              .Case([](arith::IndexCastOp) { return ScalarOp::IndexCast; })
-              .Case([](arith::AddFOp) { return ScalarOp::AddF; })
-              .Case([](arith::SubFOp) { return ScalarOp::SubF; })
-              .Case([](arith::MulFOp) { return ScalarOp::MulF; })
-              .Case([](arith::DivFOp) { return ScalarOp::DivF; })
-              .Case([](arith::MaximumFOp) { return ScalarOp::MaxF; })
-              .Case([](arith::MinimumFOp) { return ScalarOp::MinF; })
-              .Case([](arith::CmpFOp) { return ScalarOp::CmpF; })
-              .Case([](arith::SIToFPOp) { return ScalarOp::SIToFP; })
-              .Case([](arith::FPToSIOp) { return ScalarOp::FPToSI; })
-              .Default([](Operation *) { return std::nullopt; });
-      if (!kind)
-        return opError(&op, *this,
-                       "scalar '" + op.getName().getStringRef() +
-                           "' is not supported by jitrun's host program yet");
-      Command c{Command::Scalar};
-      c.scalar = *kind;
-      int *slots[] = {&c.a, &c.b, &c.c};
-      if (op.getNumOperands() > 3)
-        return opError(&op, *this, "scalar op with more than three operands");
-      for (auto [i, operand] : llvm::enumerate(op.getOperands())) {
-        std::optional<int> r = scalarReg(operand);
-        if (!r)
-          return opError(&op, *this, "operand " + llvm::Twine(i) + " is not a host scalar");
-        *slots[i] = *r;
-      }
-      c.width = widthOf(op.getResult(0).getType());
-      c.operandWidth = op.getNumOperands() ? widthOf(op.getOperand(op.getNumOperands() - 1).getType()) : 64;
-      if (auto cmp = dyn_cast<arith::CmpIOp>(op))
-        c.predicate = static_cast<int>(cmp.getPredicate());
-      if (auto cmp = dyn_cast<arith::CmpFOp>(op))
-        c.predicate = static_cast<int>(cmp.getPredicate());
-      c.reg = p.addRegister();
-      c.name = op.getName().getStringRef().str();
-      regOf[op.getResult(0)] = c.reg;
-      p.commands.push_back(std::move(c));
-      continue;
-    }
-    return opError(&op, *this,
-                   "'" + op.getName().getStringRef() +
-                       "' is not supported by jitrun's host program yet");
-  }
-  return llvm::Error::success();
-  };
-  if (llvm::Error e = emitBlock(entry.getBody().front()))
+  if (llvm::Error e = lowerBlock(entry.getBody().front()))
     return e;
   p.plan();
   stats.transientBytes = static_cast<int64_t>(p.arenaBytes);
   stats.intermediateBytes = static_cast<int64_t>(p.intermediateBytes);
-  if (llvm::Error e = checkMemoryLimit("the host program"))
+  if (llvm::Error e = comp.checkMemoryLimit("the host program"))
     return e;
   for (Command &c : p.commands) {
     switch (c.kind) {
@@ -690,10 +358,459 @@ llvm::Error Compilation::buildHostProgram(func::FuncOp entry, ModuleOp module) {
     }
     }
   }
-  p.singleThreaded = options.reference;
-  if (llvm::Error e = compileKernels())
+  p.singleThreaded = comp.options.reference;
+  if (llvm::Error e = comp.compileKernels())
     return e;
   return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerBlock(Block &block) {
+  for (Operation &op : block)
+    if (llvm::Error e = lowerOp(op))
+      return e;
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerOp(Operation &op) {
+  if (isa<arith::ConstantOp, tensor::EmptyOp>(op) && op.use_empty())
+    return llvm::Error::success();
+  if (isa<tensor::EmptyOp>(op))
+    return llvm::Error::success(); // allocated on first use
+  if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    bufferOf[reshape.getResult()] = lookup(reshape.getSrc());
+    return llvm::Error::success();
+  }
+  if (auto reshape = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    bufferOf[reshape.getResult()] = lookup(reshape.getSrc());
+    return llvm::Error::success();
+  }
+  if (auto x = dyn_cast<arith::ConstantOp>(op))
+    return lowerConstant(op, x);
+  if (auto x = dyn_cast<func::CallOp>(op))
+    return lowerCall(op, x);
+  if (auto x = dyn_cast<linalg::FillOp>(op))
+    return lowerFill(op, x);
+  if (auto x = dyn_cast<tensor::CastOp>(op))
+    return lowerCast(op, x);
+  if (auto x = dyn_cast<tensor::InsertSliceOp>(op))
+    return lowerInsertSlice(op, x);
+  if (auto x = dyn_cast<tensor::ExtractSliceOp>(op))
+    return lowerExtractSlice(op, x);
+  if (auto x = dyn_cast<func::ReturnOp>(op))
+    return lowerReturn(op, x);
+  if (auto x = dyn_cast<scf::ForOp>(op))
+    return lowerFor(op, x);
+  if (auto x = dyn_cast<scf::WhileOp>(op))
+    return lowerWhile(op, x);
+  if (auto x = dyn_cast<scf::IfOp>(op))
+    return lowerIf(op, x);
+  if (auto x = dyn_cast<scf::ConditionOp>(op))
+    return lowerCondition(op, x);
+  if (auto x = dyn_cast<scf::YieldOp>(op))
+    return lowerYield(op, x);
+  if (auto x = dyn_cast<tensor::ExtractOp>(op))
+    return lowerExtract(op, x);
+  if (isa<arith::ArithDialect>(op.getDialect()) && op.getNumResults() == 1 &&
+      !isa<ShapedType>(op.getResult(0).getType()))
+    return lowerScalar(op);
+  return opError(&op, comp,
+                 "'" + op.getName().getStringRef() +
+                     "' is not supported by jitrun's host program yet");
+}
+
+llvm::Error HostLowering::lowerConstant(Operation &op, arith::ConstantOp cst) {
+  auto elements = dyn_cast<ElementsAttr>(cst.getValue());
+  if (!elements)
+    return llvm::Error::success(); // scalars are read where they are used (fills)
+  std::optional<TensorSpec> spec = specOf(cst.getType());
+  if (!spec)
+    return opError(&op, comp, "constant of unsupported type");
+  stats.constantBytes = saturatingAdd(stats.constantBytes, bytesOf(*spec));
+  if (llvm::Error e = comp.checkMemoryLimit("constants"))
+    return e;
+  auto data = constantBytes(elements, elementSize(spec->type));
+  if (!data)
+    return opError(&op, comp, llvm::toString(data.takeError()));
+  // Weights of 2 MiB or more in huge pages, like large tensors.
+  AlignedStorage storage = allocateAligned(data->size() + 1);
+  if (!storage)
+    return opError(&op, comp, "cannot allocate the constant's storage");
+  std::memcpy(storage.get(), data->data(), data->size());
+  bufferOf[cst.getResult()] =
+      p.addBuffer(Buffer{BufferKind::Constant, 0, data->size(),
+                         static_cast<uint8_t *>(storage.get())});
+  p.ownedConstants.push_back(std::move(storage));
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerCall(Operation &op, func::CallOp call) {
+  auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+  if (!callee || !callee->hasAttr(kDispatchAttrName))
+    return opError(&op, comp, "calls to functions are not supported in the host program");
+  Command c{Command::Dispatch};
+  c.kernel = comp.registerKernel(callee);
+  c.name = callee.getSymName().str();
+  describeDispatch(callee, c.op, c.flops);
+  for (Value arg : call.getOperands())
+    c.bindings.push_back(lookup(arg));
+  for (Value res : call.getResults()) {
+    int b = newIntermediate(res);
+    bufferOf[res] = b;
+    c.bindings.push_back(b);
+  }
+  p.commands.push_back(std::move(c));
+  ++stats.dispatches;
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerFill(Operation &op, linalg::FillOp fill) {
+  if (!fill.hasPureTensorSemantics())
+    return opError(&op, comp, "fill on buffers is not supported");
+  Value scalar = fill.getDpsInputOperand(0)->get();
+  auto cst = scalar.getDefiningOp<arith::ConstantOp>();
+  std::optional<TensorSpec> spec = specOf(fill.getResult(0).getType());
+  if (!cst || !spec)
+    return opError(&op, comp, "fill of a non-constant value in the host program");
+  Command c{Command::Fill};
+  size_t eb = elementSize(spec->type);
+  c.pattern.resize(eb);
+  Attribute value = cst.getValue();
+  if (auto f = dyn_cast<FloatAttr>(value)) {
+    llvm::APInt bits = f.getValue().bitcastToAPInt();
+    uint64_t raw = bits.getZExtValue();
+    std::memcpy(c.pattern.data(), &raw, eb);
+  } else if (auto i = dyn_cast<IntegerAttr>(value)) {
+    uint64_t raw = i.getValue().getZExtValue();
+    if (spec->type == ElementType::I1)
+      raw = raw ? 1 : 0;
+    std::memcpy(c.pattern.data(), &raw, eb);
+  } else {
+    return opError(&op, comp, "fill value is not a number");
+  }
+  c.dst = newIntermediate(fill.getResult(0));
+  bufferOf[fill.getResult(0)] = c.dst;
+  c.shape.assign(spec->shape.begin(), spec->shape.end());
+  c.name = "fill:" + spec->str();
+  c.op = "linalg.fill";
+  p.commands.push_back(std::move(c));
+  ++stats.fills;
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerCast(Operation &op, tensor::CastOp cast) {
+  if (!specOf(cast.getType()))
+    return opError(&op, comp, "cast to a dynamic shape is not supported");
+  bufferOf[cast.getResult()] = lookup(cast.getSource());
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerInsertSlice(Operation &op, tensor::InsertSliceOp insert) {
+  Value dest = insert.getDest();
+  int out;
+  if (isExclusive(dest, &op)) {
+    out = lookup(dest);
+  } else {
+    out = newIntermediate(insert.getResult());
+    Command c{Command::CopyWhole};
+    c.src = lookup(dest);
+    c.dst = out;
+    c.name = "copy:" + shapeName(dest.getType()) + "->" +
+             shapeName(insert.getResult().getType());
+    c.op = "tensor.insert_slice";
+    p.commands.push_back(std::move(c));
+    ++stats.copies;
+  }
+  bufferOf[insert.getResult()] = out;
+  if (llvm::Error e = makeCopy(op, insert.getSource(), insert.getSourceType(),
+                               insert.getResult(), insert.getDestType(),
+                               insert.getStaticOffsets(), insert.getStaticSizes(),
+                               insert.getStaticStrides(), insert.getOffsets(),
+                               /*sliceIsSource=*/false))
+    return e;
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerExtractSlice(Operation &op, tensor::ExtractSliceOp extract) {
+  int out = newIntermediate(extract.getResult());
+  bufferOf[extract.getResult()] = out;
+  if (llvm::Error e = makeCopy(op, extract.getSource(), extract.getSourceType(),
+                               extract.getResult(), extract.getResultType(),
+                               extract.getStaticOffsets(), extract.getStaticSizes(),
+                               extract.getStaticStrides(), extract.getOffsets(),
+                               /*sliceIsSource=*/true))
+    return e;
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerReturn(Operation &op, func::ReturnOp ret) {
+  // A result held in an intermediate that nothing else shares lives in
+  // the caller's result tensor instead: no copy at the end of a run.
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    int b = lookup(v);
+    Buffer &buf = p.buffers[b];
+    if (buf.kind == BufferKind::Intermediate && !llvm::is_contained(p.outputs, b)) {
+      buf.kind = BufferKind::Output;
+      buf.index = static_cast<int64_t>(i);
+    }
+    p.outputs.push_back(b);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerFor(Operation &op, scf::ForOp loop) {
+  std::optional<int> lb = scalarReg(loop.getLowerBound()),
+                     ub = scalarReg(loop.getUpperBound()), step = scalarReg(loop.getStep());
+  if (!lb || !ub || !step)
+    return opError(&op, comp, "scf.for bounds must be constants or host scalars");
+  auto carried = carry(&op, loop.getInitArgs(), loop.getRegionIterArgs());
+  if (!carried)
+    return carried.takeError();
+  size_t at = p.commands.size();
+  Command c{Command::For};
+  c.a = *lb;
+  c.b = *ub;
+  c.c = *step;
+  c.reg = p.addRegister();
+  c.name = "scf.for";
+  regOf[loop.getInductionVar()] = c.reg;
+  p.commands.push_back(std::move(c));
+  carriedStack.push_back(*carried);
+  if (llvm::Error e = lowerBlock(*loop.getBody()))
+    return e;
+  carriedStack.pop_back();
+  p.commands[at].end = p.commands.size();
+  for (auto [res, b] : llvm::zip(loop.getResults(), *carried))
+    bufferOf[res] = b;
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerWhile(Operation &op, scf::WhileOp loop) {
+  if (TypeRange(ValueRange(loop.getBeforeArguments())) != TypeRange(loop.getResultTypes()))
+    return opError(&op, comp,
+                   "scf.while whose results differ in type from its arguments is not "
+                   "supported by jitrun's host program yet");
+  auto carried = carry(&op, loop.getInits(), loop.getBeforeArguments());
+  if (!carried)
+    return carried.takeError();
+  size_t at = p.commands.size();
+  Command c{Command::While};
+  c.name = "scf.while";
+  p.commands.push_back(std::move(c));
+  carriedStack.push_back(*carried);
+  whileStack.push_back(at);
+  if (llvm::Error e = lowerBlock(loop.getBefore().front()))
+    return e;
+  whileStack.pop_back();
+  p.commands[at].beforeEnd = p.commands.size();
+  for (auto [arg, b] : llvm::zip(loop.getAfterArguments(), *carried))
+    bufferOf[arg] = b;
+  if (llvm::Error e = lowerBlock(loop.getAfter().front()))
+    return e;
+  carriedStack.pop_back();
+  p.commands[at].end = p.commands.size();
+  for (auto [res, b] : llvm::zip(loop.getResults(), *carried))
+    bufferOf[res] = b;
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerIf(Operation &op, scf::IfOp branch) {
+  std::optional<int> cond = scalarReg(branch.getCondition());
+  if (!cond)
+    return opError(&op, comp, "the scf.if condition must be a host scalar");
+  std::vector<int> results;
+  for (Value r : branch.getResults()) {
+    if (!specOf(r.getType()))
+      return opError(&op, comp,
+                     "scf.if yielding a scalar or dynamically shaped value is not "
+                     "supported by jitrun's host program yet; yield a static tensor");
+    results.push_back(newIntermediate(r));
+  }
+  size_t at = p.commands.size();
+  Command c{Command::If};
+  c.reg = *cond;
+  c.name = "scf.if";
+  p.commands.push_back(std::move(c));
+  carriedStack.push_back(results);
+  if (llvm::Error e = lowerBlock(branch.getThenRegion().front()))
+    return e;
+  p.commands[at].beforeEnd = p.commands.size();
+  if (!branch.getElseRegion().empty())
+    if (llvm::Error e = lowerBlock(branch.getElseRegion().front()))
+      return e;
+  carriedStack.pop_back();
+  p.commands[at].end = p.commands.size();
+  for (auto [res, b] : llvm::zip(branch.getResults(), results))
+    bufferOf[res] = b;
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerCondition(Operation &op, scf::ConditionOp cond) {
+  std::optional<int> r = scalarReg(cond.getCondition());
+  if (!r || whileStack.empty())
+    return opError(&op, comp, "the scf.condition must be a host scalar");
+  p.commands[whileStack.back()].reg = *r;
+  transfer(cond.getArgs(), carriedStack.back());
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerYield(Operation &op, scf::YieldOp yield) {
+  if (carriedStack.empty() || !isa<scf::ForOp, scf::WhileOp, scf::IfOp>(op.getParentOp()))
+    return opError(&op, comp, "scf.yield outside scf.for, scf.while or scf.if");
+  transfer(yield.getOperands(), carriedStack.back());
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerExtract(Operation &op, tensor::ExtractOp extract) {
+  std::optional<TensorSpec> spec = specOf(extract.getTensor().getType());
+  if (!spec)
+    return opError(&op, comp, "tensor.extract from an unsupported tensor type");
+  Command c{Command::Extract};
+  c.src = lookup(extract.getTensor());
+  c.type = spec->type;
+  c.copy.srcShape = spec->shape;
+  for (Value index : extract.getIndices()) {
+    std::optional<int> r = scalarReg(index);
+    if (!r)
+      return opError(&op, comp, "tensor.extract index must be a host scalar");
+    // Constant indices are registers too (set at the start of a run).
+    c.indices.push_back(0);
+    c.indexRegs.push_back(*r);
+  }
+  c.reg = p.addRegister();
+  c.name = "tensor.extract";
+  regOf[extract.getResult()] = c.reg;
+  p.commands.push_back(std::move(c));
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::lowerScalar(Operation &op) {
+  std::optional<ScalarOp> kind =
+      llvm::TypeSwitch<Operation *, std::optional<ScalarOp>>(&op)
+          .Case([](arith::AddIOp) { return ScalarOp::AddI; })
+          .Case([](arith::SubIOp) { return ScalarOp::SubI; })
+          .Case([](arith::MulIOp) { return ScalarOp::MulI; })
+          .Case([](arith::DivSIOp) { return ScalarOp::DivSI; })
+          .Case([](arith::RemSIOp) { return ScalarOp::RemSI; })
+          .Case([](arith::DivUIOp) { return ScalarOp::DivUI; })
+          .Case([](arith::RemUIOp) { return ScalarOp::RemUI; })
+          .Case([](arith::MaxSIOp) { return ScalarOp::MaxSI; })
+          .Case([](arith::MinSIOp) { return ScalarOp::MinSI; })
+          .Case([](arith::AndIOp) { return ScalarOp::AndI; })
+          .Case([](arith::OrIOp) { return ScalarOp::OrI; })
+          .Case([](arith::XOrIOp) { return ScalarOp::XOrI; })
+          .Case([](arith::CmpIOp) { return ScalarOp::CmpI; })
+          .Case([](arith::SelectOp) { return ScalarOp::Select; })
+          .Case([](arith::ExtSIOp) { return ScalarOp::ExtSI; })
+          .Case([](arith::ExtUIOp) { return ScalarOp::ExtUI; })
+          .Case([](arith::TruncIOp) { return ScalarOp::TruncI; })
+          .Case([](arith::IndexCastOp) { return ScalarOp::IndexCast; })
+          .Case([](arith::AddFOp) { return ScalarOp::AddF; })
+          .Case([](arith::SubFOp) { return ScalarOp::SubF; })
+          .Case([](arith::MulFOp) { return ScalarOp::MulF; })
+          .Case([](arith::DivFOp) { return ScalarOp::DivF; })
+          .Case([](arith::MaximumFOp) { return ScalarOp::MaxF; })
+          .Case([](arith::MinimumFOp) { return ScalarOp::MinF; })
+          .Case([](arith::CmpFOp) { return ScalarOp::CmpF; })
+          .Case([](arith::SIToFPOp) { return ScalarOp::SIToFP; })
+          .Case([](arith::FPToSIOp) { return ScalarOp::FPToSI; })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!kind)
+    return opError(&op, comp,
+                   "scalar '" + op.getName().getStringRef() +
+                       "' is not supported by jitrun's host program yet");
+  Command c{Command::Scalar};
+  c.scalar = *kind;
+  int *slots[] = {&c.a, &c.b, &c.c};
+  if (op.getNumOperands() > 3)
+    return opError(&op, comp, "scalar op with more than three operands");
+  for (auto [i, operand] : llvm::enumerate(op.getOperands())) {
+    std::optional<int> r = scalarReg(operand);
+    if (!r)
+      return opError(&op, comp, "operand " + llvm::Twine(i) + " is not a host scalar");
+    *slots[i] = *r;
+  }
+  c.width = widthOf(op.getResult(0).getType());
+  c.operandWidth = op.getNumOperands() ? widthOf(op.getOperand(op.getNumOperands() - 1).getType()) : 64;
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op))
+    c.predicate = static_cast<int>(cmp.getPredicate());
+  if (auto cmp = dyn_cast<arith::CmpFOp>(op))
+    c.predicate = static_cast<int>(cmp.getPredicate());
+  c.reg = p.addRegister();
+  c.name = op.getName().getStringRef().str();
+  regOf[op.getResult(0)] = c.reg;
+  p.commands.push_back(std::move(c));
+  return llvm::Error::success();
+}
+
+llvm::Error HostLowering::makeCopy(Operation &op, Value src, RankedTensorType srcType,
+                                   Value dstVal, RankedTensorType dstType,
+                                   llvm::ArrayRef<int64_t> offsets, llvm::ArrayRef<int64_t> sizes,
+                                   llvm::ArrayRef<int64_t> strides, ValueRange dynamicOffsets,
+                                   bool sliceIsSource) {
+  if (llvm::any_of(sizes, ShapedType::isDynamic) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return opError(&op, comp, "slices with dynamic sizes or strides are not supported");
+  // Dynamic offsets are host scalars (a loop's induction variable).
+  std::vector<int> offsetRegs;
+  if (llvm::any_of(offsets, ShapedType::isDynamic)) {
+    auto next = dynamicOffsets.begin();
+    for (int64_t o : offsets) {
+      if (!ShapedType::isDynamic(o)) {
+        offsetRegs.push_back(-1);
+        continue;
+      }
+      std::optional<int> r = scalarReg(*next++);
+      if (!r)
+        return opError(&op, comp, "slice offset is not a host scalar");
+      offsetRegs.push_back(*r);
+    }
+  }
+  Command c{Command::Copy};
+  c.name = "copy:" + shapeName(srcType) + "->" + shapeName(dstType);
+  c.op = op.getName().getStringRef().str();
+  CopyCommand &cc = c.copy;
+  cc.src = lookup(src);
+  cc.dst = bufferOf.lookup(dstVal);
+  cc.eltBytes = elementSize(*toElementType(srcType.getElementType()));
+  cc.srcShape.assign(srcType.getShape().begin(), srcType.getShape().end());
+  cc.dstShape.assign(dstType.getShape().begin(), dstType.getShape().end());
+  size_t rank = sliceIsSource ? srcType.getRank() : dstType.getRank();
+  std::vector<int64_t> zeros(rank, 0), ones(rank, 1);
+  // Sizes are over the sliced tensor's rank; a rank-reducing slice keeps
+  // the unit dimensions in the full tensor only.
+  cc.sizes.assign(sizes.begin(), sizes.end());
+  if (sliceIsSource) {
+    cc.srcOffsets.assign(offsets.begin(), offsets.end());
+    cc.srcStrides.assign(strides.begin(), strides.end());
+    cc.srcOffsetRegs = offsetRegs;
+    cc.dstOffsets = zeros;
+    cc.dstStrides = ones;
+    cc.dstShape = cc.sizes;
+  } else {
+    cc.dstOffsets.assign(offsets.begin(), offsets.end());
+    cc.dstStrides.assign(strides.begin(), strides.end());
+    cc.dstOffsetRegs = offsetRegs;
+    cc.srcOffsets = zeros;
+    cc.srcStrides = ones;
+    cc.srcShape = cc.sizes;
+  }
+  // A pad: a fill of this buffer right before a copy into a box of it.
+  // The fill writes only the border; the copy writes the box.
+  Command *prev = p.commands.empty() ? nullptr : &p.commands.back();
+  if (!sliceIsSource && prev && prev->kind == Command::Fill && prev->dst == cc.dst &&
+      offsetRegs.empty() && prev->shape.size() == cc.sizes.size() &&
+      llvm::all_of(cc.dstStrides, [](int64_t s) { return s == 1; })) {
+    prev->holeOffsets = cc.dstOffsets;
+    prev->holeSizes = cc.sizes;
+    prev->name += ":border";
+  }
+  p.commands.push_back(std::move(c));
+  ++stats.copies;
+  return llvm::Error::success();
+}
+
+llvm::Error Compilation::buildHostProgram(func::FuncOp entry, ModuleOp module) {
+  return HostLowering(*this, module).run(entry);
 }
 
 } // namespace jitrun
