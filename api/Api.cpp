@@ -57,7 +57,7 @@ constexpr uint32_t kMaxRuntimeThreads = 1024;
 
 /// Returned when even a status cannot be allocated; never freed.
 jitrun_status_s outOfMemoryStatus{JITRUN_RESOURCE_EXHAUSTED,
-                                  "jitrun: out of memory"};
+                                  "out of memory"};
 
 jitrun_status_t makeStatus(jitrun_status_code_t code, std::string message) {
   try {
@@ -68,7 +68,7 @@ jitrun_status_t makeStatus(jitrun_status_code_t code, std::string message) {
 }
 
 jitrun_status_t invalid(const std::string &message) {
-  return makeStatus(JITRUN_INVALID_ARGUMENT, "jitrun: error: " + message);
+  return makeStatus(JITRUN_INVALID_ARGUMENT, message);
 }
 
 jitrun_status_t fromError(llvm::Error e) {
@@ -84,11 +84,11 @@ template <typename Fn> jitrun_status_t guarded(Fn &&body) {
   try {
     return body();
   } catch (const std::bad_alloc &) {
-    return makeStatus(JITRUN_RESOURCE_EXHAUSTED, "jitrun: error: out of memory");
+    return makeStatus(JITRUN_RESOURCE_EXHAUSTED, "out of memory");
   } catch (const std::exception &e) {
-    return makeStatus(JITRUN_RUNTIME_ERROR, std::string("jitrun: error: ") + e.what());
+    return makeStatus(JITRUN_RUNTIME_ERROR, e.what());
   } catch (...) {
-    return makeStatus(JITRUN_RUNTIME_ERROR, "jitrun: error: unknown exception");
+    return makeStatus(JITRUN_RUNTIME_ERROR, "unknown exception");
   }
 }
 
@@ -111,7 +111,7 @@ bool validType(const jitrun_element_type_t &t) {
 /// consistently; `what` names it in messages ("input 2").
 llvm::Expected<HostTensor> viewOf(const jitrun_tensor_t &t, const std::string &what) {
   auto bad = [&](const std::string &why) {
-    return jitrun::makeError(ErrorCode::InvalidArgument, "jitrun: error: " + what + ": " + why);
+    return jitrun::makeError(ErrorCode::InvalidArgument, what + ": " + why);
   };
   if (!validType(t.type))
     return bad("element type " + std::to_string(rawType(t.type)) +
@@ -128,7 +128,7 @@ llvm::Expected<HostTensor> viewOf(const jitrun_tensor_t &t, const std::string &w
   }
   if (bytes != t.byte_size)
     return jitrun::makeError(ErrorCode::ShapeMismatch,
-                             "jitrun: error: " + what + ": its shape needs " +
+                             what + ": its shape needs " +
                                  std::to_string(bytes) + " bytes but byte_size is " +
                                  std::to_string(t.byte_size));
   if (!t.data && bytes != 0)
@@ -142,7 +142,7 @@ llvm::Error viewsOf(const jitrun_tensor_t *tensors, size_t count, const char *wh
                     std::vector<HostTensor> &out) {
   if (count && !tensors)
     return jitrun::makeError(ErrorCode::InvalidArgument,
-                             std::string("jitrun: error: ") + what + "s: null array of " +
+                             std::string() + what + "s: null array of " +
                                  std::to_string(count));
   out.clear();
   out.reserve(count);

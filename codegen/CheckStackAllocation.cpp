@@ -69,9 +69,8 @@ struct CheckStackAllocationPass final
     diag.attachNote(largest.getLoc())
         << "largest allocation (" << largestBytes << " bytes): "
         << *largest.getOperation();
-    diag.attachNote() << "raise --stack-allocation-limit, or pass "
-                         "--fail-on-out-of-bounds-stack-allocation=false to "
-                         "only warn";
+    diag.attachNote() << "raise the stack allocation limit, or make exceeding it "
+                         "a warning";
     if (fail) {
       // The kernel compiler retiles on this failure, told by the attribute
       // (not by the message's text).

@@ -38,19 +38,19 @@ static llvm::StringRef severityName(DiagnosticSeverity s) {
 std::string formatDiagnosticText(Diagnostic &diag) {
   std::string out;
   llvm::raw_string_ostream os(out);
-  auto line = [&](Location loc, DiagnosticSeverity sev, const std::string &msg) {
+  auto line = [&](Location loc, DiagnosticSeverity sev, const std::string &msg, bool first) {
     if (std::optional<FileLineColLoc> f = firstFileLocation(loc))
-      os << f->getFilename().getValue() << ":" << f->getLine() << ":"
-         << f->getColumn() << ": ";
-    else
-      os << "jitrun: ";
-    os << severityName(sev) << ": " << msg << "\n";
+      os << f->getFilename().getValue() << ":" << f->getLine() << ":" << f->getColumn()
+         << ": " << severityName(sev) << ": ";
+    else if (!first || sev != DiagnosticSeverity::Error)
+      os << severityName(sev) << ": ";
+    os << msg << "\n";
   };
-  line(diag.getLocation(), diag.getSeverity(), diag.str());
+  line(diag.getLocation(), diag.getSeverity(), diag.str(), /*first=*/true);
   // A remark is one line (the fusion explanations are grepped).
   if (diag.getSeverity() != DiagnosticSeverity::Remark)
     for (Diagnostic &note : diag.getNotes())
-      line(note.getLocation(), note.getSeverity(), note.str());
+      line(note.getLocation(), note.getSeverity(), note.str(), /*first=*/false);
   return out;
 }
 

@@ -14,8 +14,10 @@ namespace jitrun {
 /// The first file location inside `loc`, if any.
 std::optional<mlir::FileLineColLoc> firstFileLocation(mlir::Location loc);
 
-/// `file:line:col: error: message` (or `jitrun: error: message` without a
-/// location), then its notes, one per line (a remark is one line).
+/// `file:line:col: error: message` (without a location: `message` for an
+/// error, `warning: message` and so on otherwise), then its notes, one per
+/// line (a remark is one line). The tools add their own prefix to what has
+/// no location (jitrun: `jitrun: error: `).
 std::string formatDiagnosticText(mlir::Diagnostic &diag);
 
 } // namespace jitrun

@@ -102,7 +102,7 @@ llvm::Error Compilation::runPasses(ModuleOp module,
   build(pm);
   if (failed(pm.run(module))) {
     if (diags.errors.empty())
-      diags.errors = "jitrun: error: a compiler pass failed\n";
+      diags.errors = "a compiler pass failed\n";
     return compileError(llvm::StringRef(diags.errors).rtrim());
   }
   return llvm::Error::success();
@@ -132,7 +132,7 @@ llvm::Error Compilation::compileKernels() {
     for (std::string &w : r.warnings)
       warnings.push_back(w);
     if (r.workgroups < 1 || r.workgroups > kMaxWorkgroups)
-      return makeError(ErrorCode::CompileError, "jitrun: error: kernel '" + k.job.name +
+      return makeError(ErrorCode::CompileError, "kernel '" + k.job.name +
                                                     "' has " + llvm::Twine(r.workgroups) +
                                                     " workgroups");
     auto load = [&]() -> llvm::Expected<KernelFn> {
@@ -206,7 +206,7 @@ llvm::Error Compilation::checkMemoryLimit(llvm::StringRef when) const {
                          ? "the memory limit of " + std::to_string(limit) + " bytes"
                          : "this host's memory of " + std::to_string(limit) + " bytes";
   return makeError(ErrorCode::ResourceExhausted,
-                   "jitrun: error: model '" + stats.function + "' needs " + llvm::Twine(total) +
+                   "model '" + stats.function + "' needs " + llvm::Twine(total) +
                        " bytes of host memory (constants " + llvm::Twine(stats.constantBytes) +
                        ", intermediates of one run " + llvm::Twine(stats.transientBytes) +
                        ", results " + llvm::Twine(results) + ", counted up to " + when +
@@ -275,7 +275,7 @@ static llvm::Error checkSupported(func::FuncOp entry, Compilation &impl) {
 llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   auto start = std::chrono::steady_clock::now();
   if (bytes.empty())
-    return compileError("jitrun: error: '" + name + "' is empty");
+    return compileError("'" + name + "' is empty");
   DialectRegistry registry;
   registerJitrunDialects(registry);
   mlir->context = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
@@ -299,7 +299,7 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   }
   if (!module) {
     if (parseErrors.empty())
-      parseErrors = ("jitrun: error: '" + name + "' is not a valid MLIR module").str();
+      parseErrors = ("'" + name + "' is not a valid MLIR module").str();
     return compileError(llvm::StringRef(parseErrors).rtrim());
   }
 
@@ -311,7 +311,7 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   if (!options.function.empty()) {
     entry = module->lookupSymbol<func::FuncOp>(options.function);
     if (!entry || entry.isExternal())
-      return compileError("jitrun: error: no function named '" + options.function +
+      return compileError("no function named '" + options.function +
                        "' in '" + name + "'");
   } else {
     SmallVector<func::FuncOp> publics;
@@ -323,9 +323,9 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
     else
       entry = module->lookupSymbol<func::FuncOp>("main");
     if (!entry)
-      return compileError("jitrun: error: '" + name +
-                       "' has no single public function and no @main; pick one "
-                       "with --function=NAME");
+      return compileError("'" + name +
+                       "' has no single public function and no @main; name the entry "
+                       "function to compile");
   }
   std::string entryName = entry.getSymName().str();
   // Functions the entry calls are inlined into it (no canonicalization on
@@ -401,7 +401,7 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
     llvm::raw_string_ostream os(graph);
     writeDispatchGraph(module->lookupSymbol<func::FuncOp>(entryName), os);
     if (llvm::Error e = writeFileSafely(options.dispatchGraphPath, graph))
-      return compileError("jitrun: error: cannot write the dispatch graph: " +
+      return compileError("cannot write the dispatch graph: " +
                        llvm::toString(std::move(e)));
   }
 
@@ -486,7 +486,7 @@ compileModel(llvm::StringRef bytes, llvm::StringRef name, const CompileOptions &
     std::string where = excessiveNesting(bytes);
     if (!where.empty())
       return makeError(ErrorCode::InvalidArgument,
-                       "jitrun: error: " + name + ":" + where + ": nesting deeper than " +
+                       name + ":" + where + ": nesting deeper than " +
                            llvm::Twine(kMaxTextNesting) + " levels");
   }
   Compilation c;
@@ -498,7 +498,7 @@ compileModel(llvm::StringRef bytes, llvm::StringRef name, const CompileOptions &
       result = c.compile(bytes, name);
     } catch (const std::bad_alloc &) {
       result = makeError(ErrorCode::ResourceExhausted,
-                         "jitrun: error: out of memory while compiling '" + name + "'");
+                         "out of memory while compiling '" + name + "'");
     }
   };
   if (!runOnLargeStack(body))
@@ -527,7 +527,7 @@ llvm::Expected<std::unique_ptr<CompiledProgram>> compileModelFile(llvm::StringRe
         code = ErrorCode::NotFound;
       message = info.message();
     });
-    return makeError(code, "jitrun: error: " + message);
+    return makeError(code, message);
   }
   return compileModel(*bytes, path, options);
 }

@@ -124,7 +124,7 @@ static CompiledKernel compileKernelIsolated(const std::string &text, const std::
     cg.failOnStackLimit = last ? options.failOnStackLimit : true;
     kernelModule = parseSourceString<ModuleOp>(text, &context);
     if (!kernelModule) {
-      r.error = "jitrun: error: kernel '" + name + "' did not reparse:\n" + errors;
+      r.error = "kernel '" + name + "' did not reparse:\n" + errors;
       return r;
     }
     errors.clear();
@@ -132,7 +132,7 @@ static CompiledKernel compileKernelIsolated(const std::string &text, const std::
     if (run(*kernelModule, [&](PassManager &pm) { buildKernelPipeline(pm, cg); }))
       break;
     if (errors.empty())
-      errors = "jitrun: error: a compiler pass failed\n";
+      errors = "a compiler pass failed\n";
     // Over the stack limit: retile with smaller tiles, unless this was the
     // last attempt; any other failure is final.
     auto failedFn = kernelModule->lookupSymbol<func::FuncOp>(name);
@@ -145,7 +145,7 @@ static CompiledKernel compileKernelIsolated(const std::string &text, const std::
   r.warnings = warnings;
   auto kernelFn = kernelModule->lookupSymbol<func::FuncOp>(name);
   if (!kernelFn) {
-    r.error = "jitrun: error: kernel '" + name + "' vanished during codegen";
+    r.error = "kernel '" + name + "' vanished during codegen";
     return r;
   }
   if (auto a = kernelFn->getAttrOfType<IntegerAttr>(kWorkgroupsAttrName))
@@ -162,7 +162,7 @@ static CompiledKernel compileKernelIsolated(const std::string &text, const std::
   addIndexCheckTable(*kernelModule, kernelFn, symbol);
   errors.clear();
   if (!run(*kernelModule, [&](PassManager &pm) { buildLowerToLLVMPipeline(pm); })) {
-    r.error = errors.empty() ? "jitrun: error: lowering a kernel to LLVM failed"
+    r.error = errors.empty() ? "lowering a kernel to LLVM failed"
                              : llvm::StringRef(errors).rtrim().str();
     return r;
   }
@@ -325,7 +325,7 @@ std::vector<CompiledKernel> KernelCompiler::compileAll(llvm::ArrayRef<KernelJob>
   if (useCache) {
     std::string problem = cacheDirProblem(options.cacheDir);
     if (!problem.empty()) {
-      warnings.push_back("jitrun: warning: kernel cache directory '" + options.cacheDir +
+      warnings.push_back("kernel cache directory '" + options.cacheDir +
                          "' cannot be used (" + problem + "); compiling without it");
       useCache = false;
     }
@@ -354,7 +354,7 @@ std::vector<CompiledKernel> KernelCompiler::compileAll(llvm::ArrayRef<KernelJob>
   for (const std::string &e : cacheWriteErrors)
     if (!e.empty()) {
       // Once: a full disk fails every entry alike.
-      warnings.push_back("jitrun: warning: kernel cache not written: " + e);
+      warnings.push_back("kernel cache not written: " + e);
       break;
     }
   return results;

@@ -323,7 +323,7 @@ static std::string whyNotFused(Operation *producer, OpOperand &operand,
                                FusionMode mode, bool sawReshape) {
   Operation *consumer = operand.getOwner();
   if (mode == FusionMode::None)
-    return "fusion-none: --fusion=none keeps one op per dispatch";
+    return "fusion-none: fusion mode none keeps one op per dispatch";
   if (producer->getBlock() != consumer->getBlock())
     return "different-region: the consumer is inside another region (loop or branch)";
   bool producerRoot = isRootOp(producer), consumerRoot = isRootOp(consumer);
@@ -373,7 +373,7 @@ static std::string whyNotFused(Operation *producer, OpOperand &operand,
            "another consumer first";
   if (!producer->getResult(0).hasOneUse() && mode == FusionMode::Default)
     return "producer-has-other-uses: default mode keeps one result per "
-           "dispatch (--fusion=aggressive returns several)";
+           "dispatch (aggressive fusion returns several)";
   return "operand-defined-after-root: the consumer reads a value computed after "
          "the root, so it cannot run in the root's dispatch";
 }

@@ -70,7 +70,7 @@ llvm::Expected<std::vector<HostTensor>> Executor::run(llvm::ArrayRef<const HostT
       std::string message;
       takeErrorCode(t.takeError(), message);
       return makeError(ErrorCode::ResourceExhausted,
-                       "jitrun: error: cannot allocate a result: " + message);
+                       "cannot allocate a result: " + message);
     }
     results.push_back(std::move(*t));
   }

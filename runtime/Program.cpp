@@ -395,7 +395,7 @@ llvm::Error HostProgram::runScalar(const Command &c, RunContext &ctx) {
   case ScalarOp::FPToSI:
     if (!(fa > -9.3e18 && fa < 9.3e18))
       return makeError(ErrorCode::RuntimeError,
-                       "jitrun: error: fptosi of a value out of range in host arithmetic");
+                       "fptosi of a value out of range in host arithmetic");
     r = static_cast<int64_t>(fa);
     break;
   }
@@ -411,7 +411,7 @@ llvm::Error HostProgram::runExtract(const Command &c, RunContext &ctx) const {
     int64_t i = c.indexRegs[d] >= 0 ? ctx.ints[c.indexRegs[d]] : c.indices[d];
     if (i < 0 || i >= shape[d])
       return makeError(ErrorCode::RuntimeError,
-                       "jitrun: error: tensor.extract index " + llvm::Twine(i) +
+                       "tensor.extract index " + llvm::Twine(i) +
                            " out of bounds for dimension " + llvm::Twine(d) + " of size " +
                            llvm::Twine(shape[d]));
     linear = linear * shape[d] + i;
@@ -443,7 +443,7 @@ llvm::Error HostProgram::kernelCheckError(const Command &c, int32_t site) const 
   const std::vector<std::string> &checks = kernelChecks[c.kernel];
   if (site < 1 || static_cast<size_t>(site) > checks.size())
     return makeError(ErrorCode::RuntimeError,
-                     "jitrun: error: kernel '" + c.name + "' reported an unknown error " +
+                     "kernel '" + c.name + "' reported an unknown error " +
                          llvm::Twine(site));
   return makeError(ErrorCode::RuntimeError, checks[site - 1]);
 }
@@ -512,7 +512,7 @@ llvm::Error HostProgram::runRange(size_t begin, size_t end, ThreadPool &pool, Ru
       int64_t lb = ctx.ints[c.a], ub = ctx.ints[c.b], step = ctx.ints[c.c];
       if (step <= 0)
         return makeError(ErrorCode::RuntimeError,
-                         "jitrun: error: scf.for with step " + llvm::Twine(step) +
+                         "scf.for with step " + llvm::Twine(step) +
                              "; the step must be positive");
       for (int64_t iv = lb; iv < ub; iv += step) {
         ctx.ints[c.reg] = iv;
@@ -568,7 +568,7 @@ llvm::Error HostProgram::runCopy(const CopyCommand &copy, RunContext &ctx, Threa
       int64_t lastIndex = offsets[d] + (copy.sizes[d] - 1) * strides[d];
       if (copy.sizes[d] > 0 && (offsets[d] < 0 || lastIndex >= shape[d]))
         return makeError(ErrorCode::RuntimeError,
-                         "jitrun: error: slice offset " + llvm::Twine(offsets[d]) +
+                         "slice offset " + llvm::Twine(offsets[d]) +
                              " out of bounds for dimension " + llvm::Twine(d) +
                              " of size " + llvm::Twine(shape[d]));
     }
@@ -656,7 +656,7 @@ llvm::Expected<std::unique_ptr<RunContext>> HostProgram::createRunContext() cons
   ctx->storage = allocateAligned(std::max<size_t>(arenaBytes, 1));
   if (!ctx->storage)
     return makeError(ErrorCode::ResourceExhausted,
-                     "jitrun: error: cannot allocate " + llvm::Twine(arenaBytes) +
+                     "cannot allocate " + llvm::Twine(arenaBytes) +
                          " bytes of intermediates for a run");
   ctx->arena = static_cast<uint8_t *>(ctx->storage.get());
   ctx->pointers.reserve(buffers.size());

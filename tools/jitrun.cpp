@@ -89,6 +89,19 @@ cl::opt<uint64_t> memoryLimit("memory-limit",
 cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"), cl::init(0), cl::cat(category));
 } // namespace
 
+/// A warning of the library as jitrun prints it: located ones as they are,
+/// the rest behind `jitrun: warning: `.
+static std::string warningText(StringRef w) {
+  w = w.rtrim();
+  if (w.contains(": warning: "))
+    return w.str();
+  if (w.consume_front("warning: "))
+    return ("jitrun: warning: " + w).str();
+  return ("jitrun: warning: " + w).str();
+}
+
+/// Prints an error of the library or of the flags: located ones as they are,
+/// the rest behind `jitrun: error: `; exit status 1.
 static int fail(const Twine &msg) {
   std::string text = msg.str();
   StringRef t(text);
@@ -493,7 +506,7 @@ static int run(int argc, char **argv) {
   if (!model)
     return fail(toString(model.takeError()));
   for (const std::string &w : (*model)->warnings())
-    errs() << StringRef(w).rtrim() << "\n";
+    errs() << warningText(w) << "\n";
   for (const std::string &e : (*model)->fusionExplanations())
     outs() << e << "\n";
   const auto &specs = (*model)->inputs();

@@ -172,7 +172,7 @@ static void testTwoFunctions(jitrun_runtime_t runtime) {
   /* Two public functions and no @main: the function must be named. */
   CHECK_STATUS(jitrun_model_load_buffer(runtime, kTwoFunctions, strlen(kTwoFunctions), "two",
                                         options, &add),
-               JITRUN_COMPILE_ERROR, "--function");
+               JITRUN_COMPILE_ERROR, "name the entry function");
   CHECK(add == NULL);
   CHECK_OK(jitrun_options_set_function(options, "nope"));
   CHECK_STATUS(jitrun_model_load_buffer(runtime, kTwoFunctions, strlen(kTwoFunctions), "two",

@@ -50,7 +50,7 @@ func.func @exactly_at_limit() {
 // 128 x 128 x 4 bytes = 65536: over the limit.
 // CHECK-NOT: func.func @over
 // expected-error @below {{bytes for dispatch 'over': got 65536 bytes}}
-// expected-note @below {{raise --stack-allocation-limit}}
+// expected-note @below {{raise the stack allocation limit}}
 func.func @over() {
   // expected-note @below {{largest allocation (65536 bytes)}}
   %a = memref.alloca() : memref<128x128xf32>
@@ -61,7 +61,7 @@ func.func @over() {
 
 // One byte over the limit: 8192 x 4 + 1 = 32769.
 // expected-error @below {{bytes for dispatch 'one_byte_over': got 32769 bytes}}
-// expected-note @below {{raise --stack-allocation-limit}}
+// expected-note @below {{raise the stack allocation limit}}
 func.func @one_byte_over() {
   // expected-note @below {{largest allocation (32768 bytes)}}
   %a = memref.alloca() : memref<8192xf32>
@@ -74,7 +74,7 @@ func.func @one_byte_over() {
 // Two allocas, each under the limit, summing over it: 16384 + 16640 = 33024.
 // The note points at the larger one (the second).
 // expected-error @below {{bytes for dispatch 'two_allocas': got 33024 bytes}}
-// expected-note @below {{raise --stack-allocation-limit}}
+// expected-note @below {{raise the stack allocation limit}}
 func.func @two_allocas() {
   %a = memref.alloca() : memref<64x64xf32>
   // expected-note-re @below {{largest allocation (16640 bytes): %{{.*}} = memref.alloca() : memref<64x65xf32>}}
@@ -86,7 +86,7 @@ func.func @two_allocas() {
 
 // Allocas nested in loops are counted too.
 // expected-error @below {{bytes for dispatch 'nested': got 40960 bytes}}
-// expected-note @below {{raise --stack-allocation-limit}}
+// expected-note @below {{raise the stack allocation limit}}
 func.func @nested(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -149,7 +149,7 @@ func.func @vector_at_limit() {
 
 // 8 x 513 x vector<8xf32> (32 bytes) = 131328 bytes.
 // expected-error @below {{bytes for dispatch 'vector_over': got 131328 bytes}}
-// expected-note @below {{raise --stack-allocation-limit}}
+// expected-note @below {{raise the stack allocation limit}}
 func.func @vector_over() {
   // expected-note @below {{largest allocation (131328 bytes)}}
   %v = memref.alloca() : memref<8x513xvector<8xf32>>
@@ -169,7 +169,7 @@ func.func @f64_at_limit() {
 // -----
 
 // expected-error @below {{bytes for dispatch 'f64_over': got 32776 bytes}}
-// expected-note @below {{raise --stack-allocation-limit}}
+// expected-note @below {{raise the stack allocation limit}}
 func.func @f64_over() {
   // expected-note @below {{largest allocation (32776 bytes)}}
   %a = memref.alloca() : memref<4097xf64>

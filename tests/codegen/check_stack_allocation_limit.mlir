@@ -26,7 +26,7 @@ func.func @split_at_limit() {
 
 // CHECK-NOT: func.func @one_over
 // expected-error @below {{bytes for dispatch 'one_over': got 1025 bytes}}
-// expected-note @below {{raise --stack-allocation-limit}}
+// expected-note @below {{raise the stack allocation limit}}
 func.func @one_over() {
   // expected-note @below {{largest allocation (1024 bytes)}}
   %a = memref.alloca() : memref<16x16xf32>
@@ -38,7 +38,7 @@ func.func @one_over() {
 
 // 2 x vector<16xf32> is 128 bytes; 9 of those are 1152.
 // expected-error @below {{bytes for dispatch 'vectors_over': got 1152 bytes}}
-// expected-note @below {{raise --stack-allocation-limit}}
+// expected-note @below {{raise the stack allocation limit}}
 func.func @vectors_over() {
   // expected-note @below {{largest allocation (1152 bytes)}}
   %a = memref.alloca() : memref<9x2xvector<16xf32>>
@@ -49,7 +49,7 @@ func.func @vectors_over() {
 
 // Well under the default limit, but over this one.
 // expected-error @below {{bytes for dispatch 'default_would_pass': got 16384 bytes}}
-// expected-note @below {{raise --stack-allocation-limit}}
+// expected-note @below {{raise the stack allocation limit}}
 func.func @default_would_pass() {
   // expected-note @below {{largest allocation (16384 bytes)}}
   %a = memref.alloca() : memref<64x64xf32>

@@ -23,7 +23,7 @@ func.func @under() {
 // CHECK-SAME:    jitrun.stack_bytes = 65536 : i64
 // CHECK:         memref.alloca() : memref<128x128xf32>
 // expected-warning @below {{bytes for dispatch 'over': got 65536 bytes}}
-// expected-note @below {{raise --stack-allocation-limit}}
+// expected-note @below {{raise the stack allocation limit}}
 func.func @over() {
   // expected-note @below {{largest allocation (65536 bytes)}}
   %a = memref.alloca() : memref<128x128xf32>
@@ -35,7 +35,7 @@ func.func @over() {
 // CHECK-LABEL: func.func @two_over()
 // CHECK-SAME:    jitrun.stack_bytes = 33024 : i64
 // expected-warning @below {{bytes for dispatch 'two_over': got 33024 bytes}}
-// expected-note @below {{raise --stack-allocation-limit}}
+// expected-note @below {{raise the stack allocation limit}}
 func.func @two_over() {
   %a = memref.alloca() : memref<64x64xf32>
   // expected-note @below {{largest allocation (16640 bytes)}}

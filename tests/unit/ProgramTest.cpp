@@ -162,7 +162,7 @@ TEST_CASE("interpreter: a host loop copies at register offsets", "[program]") {
     REQUIRE(!bad);
     std::string message;
     CHECK(takeErrorCode(bad.takeError(), message) == ErrorCode::RuntimeError);
-    CHECK(message == "jitrun: error: slice offset 5 out of bounds for dimension 0 of size 5");
+    CHECK(message == "slice offset 5 out of bounds for dimension 0 of size 5");
   }
 }
 
