@@ -33,7 +33,14 @@ def TileAndVectorizePass : Pass<"jitrun-codegen-tile-and-vectorize", "func::Func
     then vector-register tiles; reduction loops are tiled last. 2-D
     convolutions and poolings are decomposed to their 1-D forms, and every
     linalg op is vectorized with the linalg vectorizer (masked at edges).
-    Tile sizes come from the op kind, the shapes and the vector width.
+    Tile sizes come from the op kind, the shapes and the vector width
+    (selectTileSizes, Strategy.cpp), and are written on the root as its
+    lowering config, `jitrun.lowering_config = {workgroup = array<i64: ...>,
+    cache = array<i64: ...>, vector = array<i64: ...>}` (plus the unit
+    `anchor_at_workgroup_level`), before tiling reads them. A root that
+    already carries one is tiled as it says instead: the strategy can be
+    printed (`strategy-only` stops after writing it), lit-tested and
+    overridden.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"512",
@@ -44,6 +51,8 @@ def TileAndVectorizePass : Pass<"jitrun-codegen-tile-and-vectorize", "func::Func
            "Tile the reduction of i8 contractions by multiples of 4 (VNNI)">,
     Option<"tileScale", "tile-scale", "unsigned", /*default=*/"1",
            "Divide the cache and vector tile sizes by this (retiling under the stack limit)">,
+    Option<"strategyOnly", "strategy-only", "bool", /*default=*/"false",
+           "Write the root's lowering config and stop (no tiling, no vectorization)">,
   ];
   let statistics = [
     Statistic<"numVectorized", "vectorized-ops", "Linalg ops vectorized">,

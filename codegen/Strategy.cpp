@@ -609,4 +609,35 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
   return sizes;
 }
 
+DictionaryAttr loweringConfig(MLIRContext *ctx, const TileSizes &sizes) {
+  Builder b(ctx);
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("workgroup", b.getDenseI64ArrayAttr(sizes.workgroup)),
+      b.getNamedAttr("cache", b.getDenseI64ArrayAttr(sizes.cache)),
+      b.getNamedAttr("vector", b.getDenseI64ArrayAttr(sizes.vector))};
+  if (sizes.anchorAtWorkgroupLevel)
+    fields.push_back(b.getNamedAttr("anchor_at_workgroup_level", b.getUnitAttr()));
+  return b.getDictionaryAttr(fields);
+}
+
+FailureOr<TileSizes> parseLoweringConfig(Operation *op, DictionaryAttr config) {
+  auto loops = cast<TilingInterface>(op).getLoopIteratorTypes().size();
+  TileSizes sizes;
+  for (auto [name, out] : {std::pair<StringRef, SmallVector<int64_t> *>{"workgroup", &sizes.workgroup},
+                           {"cache", &sizes.cache},
+                           {"vector", &sizes.vector}}) {
+    auto array = config.getAs<DenseI64ArrayAttr>(name);
+    if (!array || (!array.empty() && array.size() != loops) ||
+        llvm::any_of(array.asArrayRef(), [](int64_t s) { return s < 0; })) {
+      op->emitError() << kLoweringConfigAttrName << ": '" << name
+                      << "' must be an array<i64> of " << loops
+                      << " tile sizes of at least 0 (0: untiled), or empty";
+      return failure();
+    }
+    out->assign(array.asArrayRef().begin(), array.asArrayRef().end());
+  }
+  sizes.anchorAtWorkgroupLevel = config.contains("anchor_at_workgroup_level");
+  return sizes;
+}
+
 } // namespace jitrun

@@ -45,6 +45,16 @@ constexpr llvm::StringLiteral kWorkgroupLevelAttrName = "jitrun.workgroup_level"
 /// operand), instead of being computed whole for each vector tile.
 constexpr llvm::StringLiteral kFuseIntoReductionAttrName = "jitrun.fuse_into_reduction";
 
+/// The attribute on a dispatch's root that holds its tile sizes.
+constexpr llvm::StringLiteral kLoweringConfigAttrName = "jitrun.lowering_config";
+
+/// `sizes` as a lowering config: {workgroup, cache, vector: array<i64>,
+/// anchor_at_workgroup_level: unit when set}.
+mlir::DictionaryAttr loweringConfig(mlir::MLIRContext *ctx, const TileSizes &sizes);
+/// The tile sizes of lowering config `config`; failure (with an error on
+/// `op`) when it is malformed or does not fit `op`'s loops.
+mlir::FailureOr<TileSizes> parseLoweringConfig(mlir::Operation *op, mlir::DictionaryAttr config);
+
 /// Both inputs i8, the result i32: a candidate for VNNI dot products.
 bool isInt8Contraction(mlir::linalg::LinalgOp op);
 

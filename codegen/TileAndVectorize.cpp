@@ -578,7 +578,19 @@ struct TileAndVectorizePass final
         root = op;
     });
     if (root) {
-      TileSizes sizes = selectTileSizes(root, opts);
+      // The strategy as IR: the root's lowering config, written here unless
+      // the input already holds one (an override), then read back.
+      auto config = root->getAttrOfType<DictionaryAttr>(kLoweringConfigAttrName);
+      if (!config) {
+        config = loweringConfig(ctx, selectTileSizes(root, opts));
+        root->setAttr(kLoweringConfigAttrName, config);
+      }
+      if (strategyOnly)
+        return;
+      FailureOr<TileSizes> parsed = parseLoweringConfig(root, config);
+      if (failed(parsed))
+        return signalPassFailure();
+      TileSizes sizes = *parsed;
       rewriter.setInsertionPoint(root);
       // 2. Workgroup tiles: an scf.forall that becomes the grid.
       FailureOr<TilingInterface> tiled = tileAndFuse(
