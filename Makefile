@@ -40,8 +40,8 @@ bench: configure
 
 # `make api-latency`: each model (default: the shared corpus) compiled and run
 # through the C API and through the CLI, checked equal, then its latency both
-# ways side by side, best of LATENCY_RUNS runs.
-LATENCY_RUNS ?= 20
+# ways side by side, best of 3 batches of LATENCY_RUNS runs.
+LATENCY_RUNS ?= 100
 LATENCY_MODELS ?= $(wildcard ../shared/corpus/*.mlir)
 .PHONY: api-latency
 api-latency: build
