@@ -521,25 +521,21 @@ llvm::Error HostLowering::lowerInsertSlice(Operation &op, tensor::InsertSliceOp 
     ++stats.copies;
   }
   bufferOf[insert.getResult()] = out;
-  if (llvm::Error e = makeCopy(op, insert.getSource(), insert.getSourceType(),
-                               insert.getResult(), insert.getDestType(),
-                               insert.getStaticOffsets(), insert.getStaticSizes(),
-                               insert.getStaticStrides(), insert.getOffsets(),
-                               /*sliceIsSource=*/false))
-    return e;
-  return llvm::Error::success();
+  return makeCopy(op, insert.getSource(), insert.getSourceType(),
+                  insert.getResult(), insert.getDestType(),
+                  insert.getStaticOffsets(), insert.getStaticSizes(),
+                  insert.getStaticStrides(), insert.getOffsets(),
+                  /*sliceIsSource=*/false);
 }
 
 llvm::Error HostLowering::lowerExtractSlice(Operation &op, tensor::ExtractSliceOp extract) {
   int out = newIntermediate(extract.getResult());
   bufferOf[extract.getResult()] = out;
-  if (llvm::Error e = makeCopy(op, extract.getSource(), extract.getSourceType(),
-                               extract.getResult(), extract.getResultType(),
-                               extract.getStaticOffsets(), extract.getStaticSizes(),
-                               extract.getStaticStrides(), extract.getOffsets(),
-                               /*sliceIsSource=*/true))
-    return e;
-  return llvm::Error::success();
+  return makeCopy(op, extract.getSource(), extract.getSourceType(),
+                  extract.getResult(), extract.getResultType(),
+                  extract.getStaticOffsets(), extract.getStaticSizes(),
+                  extract.getStaticStrides(), extract.getOffsets(),
+                  /*sliceIsSource=*/true);
 }
 
 llvm::Error HostLowering::lowerReturn(Operation &op, func::ReturnOp ret) {
