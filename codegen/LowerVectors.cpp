@@ -237,6 +237,47 @@ struct WidenMixedContraction final : OpRewritePattern<vector::ContractionOp> {
   }
 };
 
+/// Upstream's LLVM lowering of the math ops with an integer operand or
+/// result (absi, ctlz, cttz, ipowi, fpowi, isnan, isinf, isfinite) takes
+/// 1-D vectors only; on an n-D tile the op stayed and the kernel failed to
+/// translate ("failed to translate a kernel module to LLVM IR": the
+/// differential fuzzer's abs of an int8 convolution's 3x5 tile). Such an op
+/// on n-D vectors runs on them flattened to one dimension. Float-only math
+/// ops lower n-D vectors row by row already and are left alone.
+struct FlattenIntegerMathOp final : RewritePattern {
+  explicit FlattenIntegerMathOp(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!isa<math::MathDialect>(op->getDialect()) || op->getNumResults() != 1 ||
+        op->getNumRegions() != 0)
+      return failure();
+    auto resultType = dyn_cast<VectorType>(op->getResult(0).getType());
+    if (!resultType || resultType.getRank() < 2 || resultType.isScalable())
+      return failure();
+    bool integer = false;
+    for (Type t : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes())) {
+      auto vt = dyn_cast<VectorType>(t);
+      if (!vt || vt.getShape() != resultType.getShape() || vt.isScalable())
+        return failure();
+      integer |= isa<IntegerType>(vt.getElementType());
+    }
+    if (!integer)
+      return failure();
+    Location loc = op->getLoc();
+    int64_t n = resultType.getNumElements();
+    auto flat = [&](Type t) {
+      return VectorType::get({n}, cast<VectorType>(t).getElementType());
+    };
+    SmallVector<Value> operands;
+    for (Value v : op->getOperands())
+      operands.push_back(vector::ShapeCastOp::create(rewriter, loc, flat(v.getType()), v));
+    OperationState state(loc, op->getName(), operands, {flat(resultType)}, op->getAttrs());
+    Operation *flatOp = rewriter.create(state);
+    rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(op, resultType, flatOp->getResult(0));
+    return success();
+  }
+};
+
 struct LowerVectorsPass final
     : public impl::LowerVectorsPassBase<LowerVectorsPass> {
   using Base::Base;
@@ -302,6 +343,7 @@ struct LowerVectorsPass final
           vector::populateVectorShapeCastLoweringPatterns(p);
           vector::populateVectorGatherLoweringPatterns(p);
           vector::populateVectorStepLoweringPatterns(p);
+          p.add<FlattenIntegerMathOp>(ctx);
         })))
       return signalPassFailure();
     // 5. Vectorizable polynomial approximations of exp, tanh, log, erf, ...
