@@ -37,7 +37,9 @@ def TileAndVectorizePass : Pass<"jitrun-codegen-tile-and-vectorize", "func::Func
     (selectTileSizes, Strategy.cpp), and are written on the root as its
     lowering config, `jitrun.lowering_config = {workgroup = array<i64: ...>,
     cache = array<i64: ...>, vector = array<i64: ...>}` (plus the unit
-    `anchor_at_workgroup_level`), before tiling reads them. A root that
+    `anchor_at_workgroup_level`), before tiling reads them; an optional
+    `reduction = array<i64: ...>` sets the root's reduction tiles, which are
+    otherwise chosen per op when reductions are tiled. A root that
     already carries one is tiled as it says instead: the strategy can be
     printed (`strategy-only` stops after writing it), lit-tested and
     overridden.

@@ -636,6 +636,17 @@ FailureOr<TileSizes> parseLoweringConfig(Operation *op, DictionaryAttr config) {
     }
     out->assign(array.asArrayRef().begin(), array.asArrayRef().end());
   }
+  // Optional: the reduction loops' tile sizes (tileReductions reads them).
+  if (Attribute reduction = config.get("reduction")) {
+    auto array = dyn_cast<DenseI64ArrayAttr>(reduction);
+    if (!array || array.size() != loops ||
+        llvm::any_of(array.asArrayRef(), [](int64_t s) { return s < 0; })) {
+      op->emitError() << kLoweringConfigAttrName
+                      << ": 'reduction' must be an array<i64> of " << loops
+                      << " tile sizes of at least 0 (0: untiled)";
+      return failure();
+    }
+  }
   sizes.anchorAtWorkgroupLevel = config.contains("anchor_at_workgroup_level");
   return sizes;
 }

@@ -175,7 +175,14 @@ static void tileReductions(RewriterBase &rewriter, func::FuncOp fn,
       ops.push_back(op);
   });
   for (linalg::LinalgOp op : ops) {
-    SmallVector<int64_t> sizes = selectReductionTileSizes(op, opts);
+    // A root's lowering config may set them (`reduction`); else the strategy.
+    SmallVector<int64_t> sizes;
+    auto config = op->getAttrOfType<DictionaryAttr>(kLoweringConfigAttrName);
+    auto given = config ? config.getAs<DenseI64ArrayAttr>("reduction") : nullptr;
+    if (given && given.size() == op.getNumLoops())
+      sizes.assign(given.asArrayRef().begin(), given.asArrayRef().end());
+    else
+      sizes = selectReductionTileSizes(op, opts);
     if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
       continue;
     scf::SCFTilingOptions tiling;

@@ -50,3 +50,19 @@ func.func private @overridden(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>) -> t
   return %m : tensor<64x80xf32>
 }
 
+
+// -----
+
+// Reduction tiles in the config: K by 4 instead of 1, so each step of the
+// K loop is a 4-deep contraction of the 8 x 32 register tile.
+// TILED-LABEL:    func.func private @reduction_override
+// TILED:          scf.for {{.*}} = %c0 to %c96 step %c4
+// TILED:            vector.contract {{.*}} : vector<8x4xf32>, vector<4x32xf32> into vector<8x32xf32>
+func.func private @reduction_override(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>) -> tensor<64x80xf32> attributes {jitrun.dispatch} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x80xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %m = linalg.matmul {jitrun.lowering_config = {workgroup = array<i64: 8, 32, 0>, cache = array<i64>, vector = array<i64: 8, 32, 0>, reduction = array<i64: 0, 0, 4>}}
+      ins(%a, %b : tensor<64x96xf32>, tensor<96x80xf32>) outs(%f : tensor<64x80xf32>) -> tensor<64x80xf32>
+  return %m : tensor<64x80xf32>
+}
