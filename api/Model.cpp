@@ -13,9 +13,8 @@ std::function<void(mlir::PassManager &)> commandLinePassManagerOptions() {
 }
 
 CompiledModel::CompiledModel(std::unique_ptr<CompiledProgram> c) : compiled(std::move(c)) {
-  executor = std::make_unique<Executor>(std::move(compiled->program), std::move(compiled->loader),
-                                        compiled->keepAlive);
-  compiled->keepAlive.reset();
+  executor = std::make_unique<Executor>(std::move(compiled->program),
+                                        std::move(compiled->loader));
 }
 
 CompiledModel::~CompiledModel() = default;

@@ -30,18 +30,13 @@
 
 namespace jitrun {
 
-/// What the compiled program's constant buffers point into: the MLIR
-/// context that holds the weights and the source buffer that bytecode
-/// resources may reference. Destroyed after the program that reads them.
-struct MlirState {
-  std::unique_ptr<mlir::MLIRContext> context;
-  llvm::SourceMgr sourceMgr;
-};
-
 class Compilation {
 public:
   CompileOptions options;
-  std::shared_ptr<MlirState> mlir = std::make_shared<MlirState>();
+  /// The model's context and source; both go when the compile ends (the
+  /// program holds copies of the constants it reads).
+  std::unique_ptr<mlir::MLIRContext> mlirContext;
+  llvm::SourceMgr sourceMgr;
   std::unique_ptr<KernelLoader> jit;
   HostProgram program;
   Statistics stats;
@@ -82,7 +77,7 @@ public:
   /// loads them and binds the dispatch commands to them.
   llvm::Error compileKernels();
   std::string formatDiagnostic(mlir::Diagnostic &diag) { return formatDiagnosticText(diag); }
-  mlir::MLIRContext *context() const { return mlir->context.get(); }
+  mlir::MLIRContext *context() const { return mlirContext.get(); }
 
   std::vector<PendingKernel> kernels;
   std::map<std::string, int> kernelIndex;

@@ -26,9 +26,6 @@ namespace jitrun {
 /// A compiled model: the host program with its kernels loaded, and what
 /// the compile reports.
 struct CompiledProgram {
-  /// What the program's constant buffers point into (opaque: the MLIR
-  /// context holding the weights); outlives the program.
-  std::shared_ptr<void> keepAlive;
   std::unique_ptr<KernelLoader> loader;
   HostProgram program;
   Statistics stats;

@@ -278,12 +278,12 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
     return compileError("'" + name + "' is empty");
   DialectRegistry registry;
   registerJitrunDialects(registry);
-  mlir->context = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  mlirContext = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
   // Errors name the op by location; dumping the whole op (often a whole
   // kernel) after each message helps nobody reading the CLI output.
   context()->printOpOnDiagnostic(false);
   context()->loadAllAvailableDialects();
-  mlir->sourceMgr.AddNewSourceBuffer(
+  sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(bytes, name), llvm::SMLoc());
 
   std::string parseErrors;
@@ -295,7 +295,7 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
       return success();
     });
     ParserConfig config(context());
-    module = parseSourceFile<ModuleOp>(mlir->sourceMgr, config);
+    module = parseSourceFile<ModuleOp>(sourceMgr, config);
   }
   if (!module) {
     if (parseErrors.empty())
@@ -508,7 +508,6 @@ compileModel(llvm::StringRef bytes, llvm::StringRef name, const CompileOptions &
   auto out = std::make_unique<CompiledProgram>();
   out->program = std::move(c.program);
   out->loader = std::move(c.jit);
-  out->keepAlive = std::move(c.mlir);
   out->stats = std::move(c.stats);
   out->warnings = std::move(c.warnings);
   out->explanations = std::move(c.explanations);

@@ -6,9 +6,8 @@
 
 namespace jitrun {
 
-Executor::Executor(HostProgram program, std::unique_ptr<KernelLoader> loader,
-                   std::shared_ptr<void> keepAlive)
-    : keepAlive(std::move(keepAlive)), loader(std::move(loader)), prog(std::move(program)) {}
+Executor::Executor(HostProgram program, std::unique_ptr<KernelLoader> loader)
+    : loader(std::move(loader)), prog(std::move(program)) {}
 
 Executor::~Executor() = default;
 

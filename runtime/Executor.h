@@ -48,10 +48,8 @@ struct Profile {
 
 class Executor {
 public:
-  /// Runs `program`, whose kernels `loader` holds and whose constants
-  /// `keepAlive` owns.
-  Executor(HostProgram program, std::unique_ptr<KernelLoader> loader,
-           std::shared_ptr<void> keepAlive);
+  /// Runs `program`, whose kernels `loader` holds.
+  Executor(HostProgram program, std::unique_ptr<KernelLoader> loader);
   ~Executor();
 
   const HostProgram &program() const { return prog; }
@@ -79,9 +77,7 @@ public:
   Profile profile() const;
 
 private:
-  // Declared in destruction order reversed: the program goes first, then
-  // the kernels it calls, then the constants it reads.
-  std::shared_ptr<void> keepAlive;
+  // The program goes before the kernels it calls.
   std::unique_ptr<KernelLoader> loader;
   HostProgram prog;
   /// Run contexts not in use, for runInto() without a context.

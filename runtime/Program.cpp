@@ -464,9 +464,13 @@ llvm::Error HostProgram::runRange(size_t begin, size_t end, ThreadPool &pool, Ru
       args.clear();
       for (int b : c.bindings)
         args.push_back(ptrs[b]);
-      // Read only by kernels with bounds checks, after their buffers.
-      ctx.status.store(0, std::memory_order_relaxed);
-      args.push_back(&ctx.status);
+      // Kernels with bounds checks take the status word after their
+      // buffers; the others never read it.
+      const bool checked = !kernelChecks[c.kernel].empty();
+      if (checked) {
+        ctx.status.store(0, std::memory_order_relaxed);
+        args.push_back(&ctx.status);
+      }
       KernelFn fn = c.fn;
       void **argv = args.data();
       auto body = [fn, argv](int64_t wg) -> llvm::Error {
@@ -479,8 +483,9 @@ llvm::Error HostProgram::runRange(size_t begin, size_t end, ThreadPool &pool, Ru
       } else if (llvm::Error e = pool.parallelFor(c.workgroups, body)) {
         return e;
       }
-      if (int32_t site = ctx.status.load(std::memory_order_relaxed))
-        return kernelCheckError(c, site);
+      if (checked)
+        if (int32_t site = ctx.status.load(std::memory_order_relaxed))
+          return kernelCheckError(c, site);
       break;
     }
     case Command::Fill:

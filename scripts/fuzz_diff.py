@@ -1512,17 +1512,22 @@ def save_failure(outdir, tag, text, res, mr, reduced, kinds):
         oracle.write_npy(p, t)
         inputs.append(p)
     here = os.path.dirname(os.path.abspath(__file__))
+
+    def verdict(m):
+        return m.error or "; ".join("out%d %s" % (k, c.summary())
+                                    for k, c in enumerate(m.comparisons))
+
+    def oracle_command(prog, ins):
+        return "  python3 %s %s %s --modes %s" % (
+            os.path.join(here, "mlir_oracle.py"), prog,
+            " ".join("--input @" + p for p in ins), mr.mode)
+
     lines = ["mode: %s (flags: %s)" % (mr.mode, " ".join(mr.flags) or "-"),
              "ops: " + " ".join(kinds),
-             "verdict: " + (mr.error or "; ".join(
-                 "out%d %s" % (k, c.summary())
-                 for k, c in enumerate(mr.comparisons))),
+             "verdict: " + verdict(mr),
              "",
              "oracle vs jitrun:",
-             "  python3 %s %s %s --modes %s" % (
-                 os.path.join(here, "mlir_oracle.py"),
-                 os.path.join(d, "prog.mlir"),
-                 " ".join("--input @" + p for p in inputs), mr.mode),
+             oracle_command(os.path.join(d, "prog.mlir"), inputs),
              "jitrun alone:",
              "  %s %s --function=main %s %s" % (
                  oracle.JITRUN, os.path.join(d, "prog.mlir"),
@@ -1537,14 +1542,8 @@ def save_failure(outdir, tag, text, res, mr, reduced, kinds):
             p = os.path.join(d, "reduced_in%d.npy" % i)
             oracle.write_npy(p, t)
             rin.append(p)
-        rm = rres["modes"][0]
-        lines += ["", "reduced (reduced.mlir): " + (rm.error or "; ".join(
-            "out%d %s" % (k, c.summary())
-            for k, c in enumerate(rm.comparisons))),
-            "  python3 %s %s %s --modes %s" % (
-                os.path.join(here, "mlir_oracle.py"),
-                os.path.join(d, "reduced.mlir"),
-                " ".join("--input @" + p for p in rin), mr.mode)]
+        lines += ["", "reduced (reduced.mlir): " + verdict(rres["modes"][0]),
+                  oracle_command(os.path.join(d, "reduced.mlir"), rin)]
     with open(os.path.join(d, "README.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
     return d

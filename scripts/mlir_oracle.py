@@ -410,43 +410,10 @@ def first_error(stderr):
     return text.strip()[:400]
 
 
-def split_top(text, sep=","):
-    """Split at `sep` outside (), <>, [], {} and string literals."""
-    parts, depth, cur, i, instr = [], 0, [], 0, False
-    while i < len(text):
-        c = text[i]
-        if instr:
-            if c == "\\":
-                cur.append(text[i:i + 2])
-                i += 2
-                continue
-            if c == '"':
-                instr = False
-        elif c == '"':
-            instr = True
-        elif text.startswith("->", i):
-            cur.append("->")
-            i += 2
-            continue
-        elif c in "(<[{":
-            depth += 1
-        elif c in ")>]}":
-            depth -= 1
-        elif c == sep and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-            i += 1
-            continue
-        cur.append(c)
-        i += 1
-    if "".join(cur).strip():
-        parts.append("".join(cur))
-    return parts
-
-
-def balanced(text, start):
-    """Index just past the bracket group opening at text[start]."""
-    pairs = {"(": ")", "<": ">", "[": "]", "{": "}"}
+def _scan(text, start=0):
+    """(index, char, depth) of each character of `text` from `start` that
+    is outside string literals; depth counts (), <>, [], {} (`->` is no
+    bracket) and is the depth after the character."""
     depth, i, instr = 0, start, False
     while i < len(text):
         c = text[i]
@@ -454,20 +421,36 @@ def balanced(text, start):
             if c == "\\":
                 i += 2
                 continue
-            if c == '"':
-                instr = False
-        elif c == '"':
+            instr = c != '"'
+            i += 1
+            continue
+        if c == '"':
             instr = True
         elif text.startswith("->", i):
             i += 2
             continue
-        elif c in pairs:
+        elif c in "(<[{":
             depth += 1
         elif c in ")>]}":
             depth -= 1
-            if depth == 0:
-                return i + 1
+        yield i, c, depth
         i += 1
+
+
+def split_top(text, sep=","):
+    """Split at `sep` outside (), <>, [], {} and string literals."""
+    cuts = [i for i, c, depth in _scan(text) if c == sep and depth == 0]
+    parts = [text[a + 1:b] for a, b in zip([-1] + cuts, cuts + [len(text)])]
+    if parts and not parts[-1].strip():
+        parts.pop()
+    return parts
+
+
+def balanced(text, start):
+    """Index just past the bracket group opening at text[start]."""
+    for i, c, depth in _scan(text, start):
+        if c in ")>]}" and depth == 0:
+            return i + 1
     raise OracleError("unbalanced brackets in a function signature")
 
 
