@@ -93,6 +93,10 @@ llvm::Error opError(mlir::Operation *op, Compilation &impl, const llvm::Twine &m
 std::optional<ElementType> toElementType(mlir::Type t);
 /// a + b, saturated at INT64_MAX.
 int64_t saturatingAdd(int64_t a, int64_t b);
+/// The bytes of a tensor of `s`, saturated at INT64_MAX: an absurd shape is
+/// caught by the memory limit or fails to allocate instead of wrapping
+/// around to a small size.
+size_t specBytes(const TensorSpec &s);
 
 } // namespace jitrun
 

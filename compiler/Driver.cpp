@@ -185,6 +185,14 @@ llvm::Error Compilation::compileKernels() {
   return llvm::Error::success();
 }
 
+size_t specBytes(const TensorSpec &s) {
+  uint64_t n = elementSize(s.type);
+  for (int64_t d : s.shape)
+    if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
+      return std::numeric_limits<int64_t>::max();
+  return std::min<uint64_t>(n, std::numeric_limits<int64_t>::max());
+}
+
 llvm::Error Compilation::checkMemoryLimit(llvm::StringRef when) const {
   // Without a limit, the host's memory is one: a model that cannot fit is
   // refused before its constants are allocated, not killed by the kernel.
@@ -192,13 +200,8 @@ llvm::Error Compilation::checkMemoryLimit(llvm::StringRef when) const {
   if (!limit)
     return llvm::Error::success();
   int64_t results = 0;
-  for (const TensorSpec &spec : program.outputSpecs) {
-    int64_t n = static_cast<int64_t>(elementSize(spec.type));
-    for (int64_t d : spec.shape)
-      if (__builtin_mul_overflow(n, d, &n))
-        n = std::numeric_limits<int64_t>::max();
-    results = saturatingAdd(results, n);
-  }
+  for (const TensorSpec &spec : program.outputSpecs)
+    results = saturatingAdd(results, static_cast<int64_t>(specBytes(spec)));
   int64_t total = saturatingAdd(saturatingAdd(stats.constantBytes, stats.transientBytes), results);
   if (static_cast<uint64_t>(total) <= limit)
     return llvm::Error::success();

@@ -153,9 +153,6 @@ private:
     std::optional<TensorSpec> spec = specOf(t);
     return spec ? spec->str() : std::string("?");
   }
-  /// Saturates: an absurd shape is caught by the memory limit or fails to
-  /// allocate, instead of wrapping around to a small size.
-  static size_t bytesOf(const TensorSpec &s);
   static unsigned widthOf(Type t) {
     if (auto i = dyn_cast<IntegerType>(t))
       return i.getWidth();
@@ -201,17 +198,9 @@ std::optional<TensorSpec> HostLowering::specOf(Type t) {
   return TensorSpec{*et, std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end())};
 }
 
-size_t HostLowering::bytesOf(const TensorSpec &s) {
-  uint64_t n = elementSize(s.type);
-  for (int64_t d : s.shape)
-    if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
-      return std::numeric_limits<int64_t>::max();
-  return std::min<uint64_t>(n, std::numeric_limits<int64_t>::max());
-}
-
 int HostLowering::newIntermediate(Value v) {
   TensorSpec spec = *specOf(v.getType());
-  return p.addBuffer(Buffer{BufferKind::Intermediate, 0, bytesOf(spec), nullptr});
+  return p.addBuffer(Buffer{BufferKind::Intermediate, 0, specBytes(spec), nullptr});
 }
 
 int HostLowering::lookup(Value v) {
@@ -309,7 +298,7 @@ llvm::Error HostLowering::run(func::FuncOp entry) {
                        "shaped tensor of f32, f64, f16, bf16 or integers");
     p.inputSpecs.push_back(*spec);
     bufferOf[arg] = p.addBuffer(Buffer{BufferKind::Input, arg.getArgNumber(),
-                                       bytesOf(*spec), nullptr});
+                                       specBytes(*spec), nullptr});
   }
   for (Type t : entry.getFunctionType().getResults()) {
     std::optional<TensorSpec> spec = specOf(t);
@@ -425,7 +414,7 @@ llvm::Error HostLowering::lowerConstant(Operation &op, arith::ConstantOp cst) {
   std::optional<TensorSpec> spec = specOf(cst.getType());
   if (!spec)
     return opError(&op, comp, "constant of unsupported type");
-  stats.constantBytes = saturatingAdd(stats.constantBytes, bytesOf(*spec));
+  stats.constantBytes = saturatingAdd(stats.constantBytes, specBytes(*spec));
   if (llvm::Error e = comp.checkMemoryLimit("constants"))
     return e;
   auto data = constantBytes(elements, elementSize(spec->type));
