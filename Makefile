@@ -112,12 +112,12 @@ SAN_ENV = ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:strict_st
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:report_error_type=1 \
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:history_size=4:suppressions=$(SUPP)/tsan.supp
 # Seeds: the zoo the build generates, the shared real-model corpus when
-# present, and the small IR files of the CLI and fusion tests.
+# present, and the small IR files of the CLI, fusion and pipeline tests.
 # Seeds larger than FUZZ_SEED_MAX_BYTES are left out and mutants stay under that
 # size: the big zoo models take 10-30 s each under ASan, so with them the
 # seed pass alone outlasts a 60 s run (FUZZ_SEED_MAX_BYTES=100000000: all).
 FUZZ_SEEDS = $(wildcard $(ASAN_BUILD)/zoo/*.mlirbc ../shared/corpus/*.mlir \
-	tests/cli/*.mlir tests/fusion/*.mlir)
+	tests/cli/*.mlir tests/fusion/*.mlir tests/pipeline/*.mlir)
 FUZZ_SEED_MAX_BYTES ?= 65536
 
 .PHONY: setup-sanitize test-sanitize test-asan test-asan-ci test-tsan fuzz fuzz-build fuzz-regressions

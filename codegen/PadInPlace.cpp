@@ -3,8 +3,8 @@
 // A depthwise convolution or pooling whose tensor.pad joined its dispatch
 // (isFusedWindowPad) reads each vector tile of the padded input straight
 // from the unpadded input when the tile lies inside it, and pads on the
-// stack only the tiles that touch the border. Part of
-// jitrun-codegen-tile-and-vectorize (TileAndVectorize.cpp).
+// stack only the tiles that touch the border: the pass
+// jitrun-codegen-read-padding-in-place, after jitrun-codegen-tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,11 @@
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
+
+namespace jitrun {
+#define GEN_PASS_DEF_READPADDINGINPLACEPASS
+#include "codegen/Passes.h.inc"
+} // namespace jitrun
 
 using namespace mlir;
 
@@ -321,9 +326,7 @@ static void readPaddingInPlace(RewriterBase &rewriter, tensor::ExtractSliceOp sl
       });
 }
 
-} // namespace
-
-void readPaddingInPlace(RewriterBase &rewriter, func::FuncOp fn) {
+static void readPaddingInPlace(RewriterBase &rewriter, func::FuncOp fn) {
   SmallVector<std::pair<tensor::ExtractSliceOp, tensor::PadOp>> slices;
   fn.walk([&](tensor::ExtractSliceOp slice) {
     if (llvm::none_of(slice->getUsers(),
@@ -335,4 +338,13 @@ void readPaddingInPlace(RewriterBase &rewriter, func::FuncOp fn) {
     readPaddingInPlace(rewriter, slice, pad);
 }
 
+struct ReadPaddingInPlacePass final
+    : public impl::ReadPaddingInPlacePassBase<ReadPaddingInPlacePass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    readPaddingInPlace(rewriter, getOperation());
+  }
+};
+
+} // namespace
 } // namespace jitrun

@@ -83,11 +83,6 @@ namespace math = mlir::math;
 
 /// Steps 1-7: a module of dispatch functions (tensor form) to vectorized,
 /// bufferized kernels with the workgroup and stack attributes set.
-/// Inside jitrun-codegen-tile-and-vectorize, after tiling: every innermost
-/// slice of a fused window pad reads the unpadded input in place where its
-/// tile lies inside it, and pads only border tiles (PadInPlace.cpp).
-void readPaddingInPlace(mlir::RewriterBase &rewriter, mlir::func::FuncOp fn);
-
 /// Patterns turning i8 x i8 -> i32 vector contractions into AVX-512 VNNI
 /// dot products on 512-bit registers (VnniContraction.cpp).
 void populateVnniContractionPatterns(mlir::RewritePatternSet &patterns);
@@ -98,6 +93,12 @@ void populateVnniContractionPatterns(mlir::RewritePatternSet &patterns);
 /// row sums of its left operand (VnniContraction.cpp). True if any did.
 bool shiftInt8RhsForVnni(mlir::RewriterBase &rewriter, func::FuncOp fn);
 
+/// Step 2, on a func.func pass manager: prepare-contractions,
+/// select-strategy, tile, read-padding-in-place, peel-partial-tiles,
+/// tile-reductions, vectorize (registered as the pipeline
+/// `jitrun-codegen-tile-and-vectorize`).
+void addTileAndVectorizePasses(mlir::OpPassManager &fnPm, const CodegenOptions &options);
+
 void buildKernelPipeline(mlir::OpPassManager &pm, const CodegenOptions &options);
 
 /// Step 8: kernels to LLVM dialect (bare-pointer calling convention).
@@ -106,7 +107,8 @@ void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
 /// The whole codegen phase: buildKernelPipeline then buildLowerToLLVMPipeline.
 void buildCodegenPipeline(mlir::OpPassManager &pm, const CodegenOptions &options);
 
-/// Registers the codegen passes and `jitrun-codegen-pipeline`.
+/// Registers the codegen passes, `jitrun-codegen-pipeline` and
+/// `jitrun-codegen-tile-and-vectorize`.
 void registerCodegenPasses();
 
 /// Registers every dialect and interface jitrun uses, front end to LLVM.

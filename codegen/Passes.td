@@ -25,24 +25,38 @@ def LowerDispatchABIPass : Pass<"jitrun-codegen-lower-dispatch-abi", "func::Func
                            "linalg::LinalgDialect"];
 }
 
-def TileAndVectorizePass : Pass<"jitrun-codegen-tile-and-vectorize", "func::FuncOp"> {
-  let summary = "Tile a dispatch to workgroups, cache and vector tiles, then vectorize";
+def PrepareContractionsPass : Pass<"jitrun-codegen-prepare-contractions", "func::FuncOp"> {
+  let summary = "Reshape a dispatch's contraction into one iteration space; shift i8 operands for VNNI";
   let description = [{
-    The op that produces the dispatch's result is tiled with its producers
-    fused: an `scf.forall` over workgroup tiles, then `scf.for` cache tiles,
-    then vector-register tiles; reduction loops are tiled last. 2-D
-    convolutions and poolings are decomposed to their 1-D forms, and every
-    linalg op is vectorized with the linalg vectorizer (masked at edges).
-    Tile sizes come from the op kind, the shapes and the vector width
-    (selectTileSizes, Strategy.cpp), and are written on the root as its
-    lowering config, `jitrun.lowering_config = {workgroup = array<i64: ...>,
-    cache = array<i64: ...>, vector = array<i64: ...>}` (plus the unit
-    `anchor_at_workgroup_level`), before tiling reads them; an optional
-    `reduction = array<i64: ...>` sets the root's reduction tiles, which are
-    otherwise chosen per op when reductions are tiled. A root that
-    already carries one is tiled as it says instead: the strategy can be
-    printed (`strategy-only` stops after writing it), lit-tested and
-    overridden.
+    The rewrites a dispatch needs before its tile strategy is chosen. A
+    contraction whose result is reshaped (a transformer's projection split
+    into heads) is generalized and the reshape is propagated into it by
+    expansion, until every op shares one iteration space; the function then
+    carries `jitrun.expanded_reshapes`. With `vnni`, each i8 x i8 -> i32
+    contraction or convolution reads its right operand unsigned and starts
+    from its init minus 128 times the row sums of its left operand; the
+    function then carries `jitrun.vnni_shifted`. Later passes read these two
+    attributes; jitrun-codegen-vectorize removes them.
+  }];
+  let options = [
+    Option<"vnni", "vnni", "bool", /*default=*/"false",
+           "Shift i8 x i8 -> i32 contractions for VNNI dot products">,
+  ];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect", "arith::ArithDialect"];
+}
+
+def SelectStrategyPass : Pass<"jitrun-codegen-select-strategy", "func::FuncOp"> {
+  let summary = "Write the tile strategy of a dispatch on its root as a lowering config";
+  let description = [{
+    The root is the op whose result is stored into the first output buffer
+    (with several outputs, the last of them in block order). Its tile sizes
+    come from the anchor's kind, the shapes and the vector width
+    (selectTileSizes, Strategy.cpp) and are written as
+    `jitrun.lowering_config = {workgroup = array<i64: ...>, cache = ...,
+    vector = ..., reduction = ..., scheme = "contraction"}` (plus the unit
+    `anchor_at_workgroup_level`). A root that already carries a config keeps
+    it: the strategy can be printed, lit-tested and overridden. The passes
+    that follow (tile, tile-reductions) read it.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"512",
@@ -53,9 +67,71 @@ def TileAndVectorizePass : Pass<"jitrun-codegen-tile-and-vectorize", "func::Func
            "Tile the reduction of i8 contractions by multiples of 4 (VNNI)">,
     Option<"tileScale", "tile-scale", "unsigned", /*default=*/"1",
            "Divide the cache and vector tile sizes by this (retiling under the stack limit)">,
-    Option<"strategyOnly", "strategy-only", "bool", /*default=*/"false",
-           "Write the root's lowering config and stop (no tiling, no vectorization)">,
   ];
+}
+
+def TileRootPass : Pass<"jitrun-codegen-tile", "func::FuncOp"> {
+  let summary = "Tile a dispatch's root with its producers fused, as its lowering config says";
+  let description = [{
+    Three levels, from the root's `jitrun.lowering_config`: an `scf.forall`
+    of workgroup tiles (the grid), then `scf.for` cache tiles, then
+    vector-register tiles, each fusing the root's producers (never a
+    tensor.pad, which jitrun-codegen-read-padding-in-place handles). A root
+    without a config is an error; a dispatch that cannot be tiled is a
+    warning and runs as one workgroup of scalar loops.
+  }];
+  let dependentDialects = ["scf::SCFDialect", "affine::AffineDialect", "tensor::TensorDialect",
+                           "arith::ArithDialect"];
+}
+
+def ReadPaddingInPlacePass : Pass<"jitrun-codegen-read-padding-in-place", "func::FuncOp"> {
+  let summary = "Tiles of a padded input read it in place; only border tiles pad";
+  let description = [{
+    After tiling: every innermost slice of a fused window pad reads the
+    unpadded input in place where its tile lies inside it, and pads only the
+    tiles at the border (an scf.if on the tile's offsets).
+  }];
+  let dependentDialects = ["scf::SCFDialect", "affine::AffineDialect", "tensor::TensorDialect",
+                           "arith::ArithDialect", "vector::VectorDialect"];
+}
+
+def PeelPartialTilesPass : Pass<"jitrun-codegen-peel-partial-tiles", "func::FuncOp"> {
+  let summary = "Split tile loops into full tiles and one partial tile";
+  let description = [{
+    Every tile loop whose step does not divide its range becomes a loop of
+    full tiles and one partial iteration, outer loops first. Full tiles get
+    static shapes and vectorize without masks; only edge tiles are masked.
+  }];
+  let dependentDialects = ["scf::SCFDialect", "affine::AffineDialect"];
+}
+
+def TileReductionsPass : Pass<"jitrun-codegen-tile-reductions", "func::FuncOp"> {
+  let summary = "Tile the reduction loops of every linalg op";
+  let description = [{
+    The root's reduction tiles come from its lowering config (`reduction`);
+    every other op with reduction loops gets selectReductionTileSizes': K of
+    a contraction by 1, a convolution's filter taps and input channels by 1
+    (four or more under VNNI), a reduction's inner loop by the vector width.
+    Producers marked `jitrun.fuse_into_reduction` are fused into the loop.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"512",
+           "Vector register width in bits (512 for AVX-512, 256 for AVX2)">,
+    Option<"vnni", "vnni", "bool", /*default=*/"false",
+           "Tile the reduction of i8 contractions by multiples of 4 (VNNI)">,
+  ];
+  let dependentDialects = ["scf::SCFDialect", "affine::AffineDialect", "tensor::TensorDialect"];
+}
+
+def VectorizePass : Pass<"jitrun-codegen-vectorize", "func::FuncOp"> {
+  let summary = "Vectorize every linalg op of a tiled dispatch";
+  let description = [{
+    Full tiles' slices are canonicalized to static shapes and 2-D
+    convolutions and poolings decomposed to 1-D; the unit dims of expanded
+    or packed contractions and of VNNI convolutions' taps are dropped; then
+    every linalg op is vectorized with the linalg vectorizer (masked where
+    its shape is dynamic), and slices fold into vector transfers.
+  }];
   let statistics = [
     Statistic<"numVectorized", "vectorized-ops", "Linalg ops vectorized">,
     Statistic<"numScalar", "scalar-ops", "Linalg ops left to scalar loops">,

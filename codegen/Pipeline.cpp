@@ -58,16 +58,27 @@ using namespace mlir;
 
 namespace jitrun {
 
+void addTileAndVectorizePasses(OpPassManager &fn, const CodegenOptions &options) {
+  fn.addPass(createPrepareContractionsPass(PrepareContractionsPassOptions{options.vnni}));
+  fn.addPass(createSelectStrategyPass(SelectStrategyPassOptions{
+      options.vectorBits, options.targetWorkgroups, options.vnni, options.tileScale}));
+  fn.addPass(createTileRootPass());
+  fn.addPass(createReadPaddingInPlacePass());
+  fn.addPass(createPeelPartialTilesPass());
+  fn.addPass(createTileReductionsPass(TileReductionsPassOptions{options.vectorBits, options.vnni}));
+  fn.addPass(createVectorizePass());
+}
+
 void buildKernelPipeline(OpPassManager &pm, const CodegenOptions &options) {
   // 0. No trapping division, no read outside a tensor.
   pm.addNestedPass<func::FuncOp>(createSafeKernelArithPass());
   // 1. Kernel ABI: buffers in and out, a workgroup id.
   pm.addNestedPass<func::FuncOp>(createLowerDispatchABIPass());
-  // 2. Workgroup, cache and vector tiles; vectorization.
+  // 2. The tile strategy as IR on each root; workgroup, cache and vector
+  // tiles; padding read in place; edge tiles peeled; reduction tiles;
+  // vectorization.
   if (!options.reference)
-    pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass(
-        TileAndVectorizePassOptions{options.vectorBits, options.targetWorkgroups,
-                                    options.vnni, options.tileScale}));
+    addTileAndVectorizePasses(pm.nest<func::FuncOp>(), options);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // 3. Bufferize in place into the caller's buffers; temporaries on the stack.
@@ -144,6 +155,14 @@ struct CodegenPipelineOptions : public PassPipelineOptions<CodegenPipelineOption
                     llvm::cl::desc("Lower i8 x i8 -> i32 contractions to AVX-512 VNNI"),
                     llvm::cl::init(false)};
 };
+/// Command-line options of the registered jitrun-codegen-tile-and-vectorize.
+struct TileAndVectorizeOptions : public PassPipelineOptions<TileAndVectorizeOptions> {
+  Option<unsigned> vectorBits{*this, "vector-bits",
+                              llvm::cl::desc("Vector register width in bits (512 or 256)"),
+                              llvm::cl::init(512)};
+  Option<bool> vnni{*this, "vnni", llvm::cl::desc("VNNI for i8 x i8 -> i32 contractions"),
+                    llvm::cl::init(false)};
+};
 } // namespace
 
 void registerCodegenPasses() {
@@ -155,6 +174,15 @@ void registerCodegenPasses() {
         CodegenOptions options;
         options.vnni = opts.vnni;
         buildCodegenPipeline(pm, options);
+      });
+  PassPipelineRegistration<TileAndVectorizeOptions>(
+      "jitrun-codegen-tile-and-vectorize",
+      "On a dispatch function: the tile strategy, tiling and vectorization passes",
+      [](OpPassManager &pm, const TileAndVectorizeOptions &opts) {
+        CodegenOptions options;
+        options.vectorBits = opts.vectorBits;
+        options.vnni = opts.vnni;
+        addTileAndVectorizePasses(pm, options);
       });
 }
 

@@ -9,8 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Strategy.h"
+#include "codegen/Passes.h"
 #include "contract/Dispatch.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <algorithm>
@@ -358,6 +360,30 @@ static SmallVector<int64_t> rootToAnchorLoops(linalg::LinalgOp root,
 
 } // namespace
 
+TilingInterface findTileRoot(func::FuncOp fn) {
+  TilingInterface root;
+  fn.walk([&](bufferization::MaterializeInDestinationOp store) {
+    auto op = store.getSource().getDefiningOp<TilingInterface>();
+    if (op && (!root || root->isBeforeInBlock(op)))
+      root = op;
+  });
+  return root;
+}
+
+static StringRef schemeName(AnchorKind kind) {
+  switch (kind) {
+  case AnchorKind::Contraction:
+    return "contraction";
+  case AnchorKind::Convolution:
+    return "convolution";
+  case AnchorKind::Reduction:
+    return "reduction";
+  case AnchorKind::Elementwise:
+    return "elementwise";
+  }
+  return "elementwise";
+}
+
 TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   TileSizes result;
   auto root = dyn_cast<linalg::LinalgOp>(rootOp.getOperation());
@@ -369,12 +395,13 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   result.vector.assign(numLoops, 0);
   int64_t lanes = std::max<int64_t>(kMinLanes, opts.vectorBits / 32);
   Anchor anchor = findAnchor(root);
+  result.scheme = schemeName(anchor.kind).str();
   SmallVector<int64_t> anchorSizes = anchorVectorSizes(anchor, lanes, opts.vnni);
   SmallVector<int64_t> toAnchor = rootToAnchorLoops(root, anchor.op);
   SmallVector<int64_t> extents = root.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iters = root.getIteratorTypesArray();
   // Convolutions, and contractions that are generics (a matmul expanded
-  // per head, TileAndVectorize's expandReshapesIntoContraction): tiles that
+  // per head, jitrun-codegen-prepare-contractions): tiles that
   // divide the loops, so no tile is masked; the vectorizer's masked writes
   // through a permuted output map do not verify.
   bool divisorsOnly = anchor.kind == AnchorKind::Convolution ||
@@ -615,6 +642,10 @@ DictionaryAttr loweringConfig(MLIRContext *ctx, const TileSizes &sizes) {
       b.getNamedAttr("workgroup", b.getDenseI64ArrayAttr(sizes.workgroup)),
       b.getNamedAttr("cache", b.getDenseI64ArrayAttr(sizes.cache)),
       b.getNamedAttr("vector", b.getDenseI64ArrayAttr(sizes.vector))};
+  if (!sizes.reduction.empty())
+    fields.push_back(b.getNamedAttr("reduction", b.getDenseI64ArrayAttr(sizes.reduction)));
+  if (!sizes.scheme.empty())
+    fields.push_back(b.getNamedAttr("scheme", b.getStringAttr(sizes.scheme)));
   if (sizes.anchorAtWorkgroupLevel)
     fields.push_back(b.getNamedAttr("anchor_at_workgroup_level", b.getUnitAttr()));
   return b.getDictionaryAttr(fields);
@@ -636,7 +667,7 @@ FailureOr<TileSizes> parseLoweringConfig(Operation *op, DictionaryAttr config) {
     }
     out->assign(array.asArrayRef().begin(), array.asArrayRef().end());
   }
-  // Optional: the reduction loops' tile sizes (tileReductions reads them).
+  // Optional: the reduction loops' tile sizes (tile-reductions reads them).
   if (Attribute reduction = config.get("reduction")) {
     auto array = dyn_cast<DenseI64ArrayAttr>(reduction);
     if (!array || array.size() != loops ||
@@ -646,9 +677,47 @@ FailureOr<TileSizes> parseLoweringConfig(Operation *op, DictionaryAttr config) {
                       << " tile sizes of at least 0 (0: untiled)";
       return failure();
     }
+    sizes.reduction.assign(array.asArrayRef().begin(), array.asArrayRef().end());
+  }
+  if (Attribute scheme = config.get("scheme")) {
+    auto name = dyn_cast<StringAttr>(scheme);
+    if (!name) {
+      op->emitError() << kLoweringConfigAttrName << ": 'scheme' must be a string";
+      return failure();
+    }
+    sizes.scheme = name.str();
   }
   sizes.anchorAtWorkgroupLevel = config.contains("anchor_at_workgroup_level");
   return sizes;
 }
 
+} // namespace jitrun
+
+namespace jitrun {
+#define GEN_PASS_DEF_SELECTSTRATEGYPASS
+#include "codegen/Passes.h.inc"
+
+namespace {
+struct SelectStrategyPass final : public impl::SelectStrategyPassBase<SelectStrategyPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    if (fn.isExternal())
+      return;
+    TilingInterface root = findTileRoot(fn);
+    // A config already there is an override: kept as it is.
+    if (!root || root->hasAttr(kLoweringConfigAttrName))
+      return;
+    TileSizeOptions opts{vectorBits, targetWorkgroups, tileScale, vnni};
+    TileSizes sizes = selectTileSizes(root, opts);
+    if (auto linalgRoot = dyn_cast<linalg::LinalgOp>(root.getOperation());
+        linalgRoot && linalgRoot.getNumReductionLoops() > 0) {
+      SmallVector<int64_t> reduction = selectReductionTileSizes(linalgRoot, opts);
+      if (llvm::any_of(reduction, [](int64_t s) { return s != 0; }))
+        sizes.reduction = std::move(reduction);
+    }
+    root->setAttr(kLoweringConfigAttrName, loweringConfig(&getContext(), sizes));
+  }
+};
+} // namespace
 } // namespace jitrun

@@ -10,8 +10,11 @@
 #ifndef JITRUN_CODEGEN_STRATEGY_H
 #define JITRUN_CODEGEN_STRATEGY_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Interfaces/TilingInterface.h"
+
+#include <string>
 
 namespace jitrun {
 
@@ -33,6 +36,12 @@ struct TileSizes {
   /// whatever the consumer reads through a broadcast are fused at the
   /// workgroup level only, so finer tiles do not recompute them.
   bool anchorAtWorkgroupLevel = false;
+  /// The root's reduction tiles (0 for parallel loops); empty: chosen when
+  /// reductions are tiled (selectReductionTileSizes).
+  llvm::SmallVector<int64_t> reduction;
+  /// The anchor's kind: contraction, convolution, reduction or elementwise.
+  /// Printed with the config; tiling does not read it.
+  std::string scheme;
 };
 
 /// Marks an op that tile-and-fuse fuses into workgroups only, not into cache
@@ -48,8 +57,21 @@ constexpr llvm::StringLiteral kFuseIntoReductionAttrName = "jitrun.fuse_into_red
 /// The attribute on a dispatch's root that holds its tile sizes.
 constexpr llvm::StringLiteral kLoweringConfigAttrName = "jitrun.lowering_config";
 
-/// `sizes` as a lowering config: {workgroup, cache, vector: array<i64>,
-/// anchor_at_workgroup_level: unit when set}.
+/// On a dispatch function: jitrun-codegen-prepare-contractions propagated a
+/// reshape of its result into its contraction (read by tile and vectorize).
+constexpr llvm::StringLiteral kExpandedReshapesAttrName = "jitrun.expanded_reshapes";
+/// On a dispatch function: its i8 contractions read their right operand
+/// shifted to unsigned for VNNI (shiftInt8RhsForVnni).
+constexpr llvm::StringLiteral kVnniShiftedAttrName = "jitrun.vnni_shifted";
+
+/// The op a dispatch is tiled from: the one whose result is stored into the
+/// first output buffer; with several outputs, the last of them in block
+/// order (it consumes the others, which are fused into its tiles). Null if
+/// there is none.
+mlir::TilingInterface findTileRoot(mlir::func::FuncOp fn);
+
+/// `sizes` as a lowering config: {workgroup, cache, vector, reduction:
+/// array<i64>, scheme: string, anchor_at_workgroup_level: unit when set}.
 mlir::DictionaryAttr loweringConfig(mlir::MLIRContext *ctx, const TileSizes &sizes);
 /// The tile sizes of lowering config `config`; failure (with an error on
 /// `op`) when it is malformed or does not fit `op`'s loops.

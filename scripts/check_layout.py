@@ -15,12 +15,17 @@ see MLIR at all, not even through a contract header:
     tools     -> api, support; jit-opt and modelgen, MLIR tools, also
                  fusion, codegen and contract
 
-No C++ source file is longer than 1000 lines. Prints each violation and
-exits 1 if there is any. `--root DIR` checks another tree (its test).
+No C++ source file is longer than 1000 lines. The lit tests of a folder of
+passes (tests/fusion, tests/codegen) run one pass each, so that a failing test
+names the pass that broke; pass chains and pipelines live in tests/pipeline,
+jitrun runs in tests/cli. Prints each violation and exits 1 if there is any. `--root DIR` checks another tree (its test).
 """
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lit_runs import kind, run_commands  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if len(sys.argv) > 2 and sys.argv[1] == "--root":  # lit checks the checker
@@ -41,6 +46,7 @@ ALLOWED = {
 MLIR_TOOLS = ("tools/jit-opt.cpp", "tools/modelgen/")
 NO_MLIR = {"support", "runtime"}
 SOURCES = (".cpp", ".h", ".hpp", ".c")
+PASS_TEST_FOLDERS = ("tests/fusion", "tests/codegen")
 INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^">]+)[">]')
 
 
@@ -77,6 +83,21 @@ def main():
                         mlir_tool and top in ("fusion", "codegen", "contract")):
                     problems.append(where + " (%s may include only %s)" %
                                     (folder, ", ".join(sorted(allowed))))
+    for folder in PASS_TEST_FOLDERS:
+        directory = os.path.join(ROOT, folder)
+        for name in sorted(os.listdir(directory)) if os.path.isdir(directory) else []:
+            if not name.endswith(".mlir"):
+                continue
+            path = os.path.join(folder, name)
+            with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+                text = f.read()
+            for first, _, command in run_commands(text):
+                k = kind(command)
+                if k != "pass":
+                    problems.append("%s:%d: a RUN line of a pass test runs %s "
+                                    "(one pass only; move it to tests/%s)" %
+                                    (path, first + 1, "jitrun" if k == "cli" else "a pipeline",
+                                     "cli" if k == "cli" else "pipeline"))
     for p in problems:
         print(p)
     print("layout: %d problem(s)" % len(problems))

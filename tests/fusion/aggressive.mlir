@@ -1,3 +1,4 @@
+// The other runs of this input: tests/cli/aggressive.mlir.
 // Aggressive mode: a producer with several uses fuses into the consumer that
 // follows it, and the dispatch returns several results. Default mode keeps
 // one result per dispatch and splits there. Both give the reference's
@@ -5,9 +6,6 @@
 //
 // RUN: %jit-opt %s --pass-pipeline='builtin.module(jitrun-fusion-form-dispatches{mode=aggressive})' | FileCheck %s --check-prefix=AGG
 // RUN: %jit-opt %s --pass-pipeline='builtin.module(jitrun-fusion-form-dispatches{mode=default})' | FileCheck %s --check-prefix=DEF
-// RUN: %jitrun %s --input=64x96xf32 --input=96x80xf32 --input=80xf32 --reference --output=@%t.0.npy --output=@%t.1.npy
-// RUN: %jitrun %s --input=64x96xf32 --input=96x80xf32 --input=80xf32 --fusion=aggressive --threads=2 --expected_output=@%t.0.npy --expected_output=@%t.1.npy --dump-statistics=json | FileCheck %s --check-prefix=RUN-AGG
-// RUN: %jitrun %s --input=64x96xf32 --input=96x80xf32 --input=80xf32 --threads=2 --expected_output=@%t.0.npy --expected_output=@%t.1.npy --dump-statistics=json --explain-fusion | FileCheck %s --check-prefix=RUN-DEF
 
 // AGG-LABEL: func.func private @main_dispatch_0(
 // AGG-SAME:      -> (tensor<64x80xf32>, tensor<64x80xf32>)
@@ -29,16 +27,6 @@
 // DEF:       func.func private @main_dispatch_1(
 // DEF:         arith.maximumf
 // DEF-NOT:   func.func private @main_dispatch_2
-
-// RUN-AGG: result[0]: matches the expected output
-// RUN-AGG: result[1]: matches the expected output
-// RUN-AGG: "dispatch_regions": 1, "dispatches": 1, "executables": 1,
-// RUN-AGG-SAME: "scalar_kernels": 0,
-
-// RUN-DEF: aggressive.mlir:53:8: remark: not fused: {{.*}}aggressive.mlir:48:8 linalg.generic -> {{.*}}aggressive.mlir:53:8 linalg.generic: producer-has-other-uses
-// RUN-DEF: result[0]: matches the expected output
-// RUN-DEF: result[1]: matches the expected output
-// RUN-DEF: "dispatch_regions": 2, "dispatches": 2,
 
 func.func @main(%x: tensor<64x96xf32>, %w: tensor<96x80xf32>, %b: tensor<80xf32>) -> (tensor<64x80xf32>, tensor<64x80xf32>) {
   %z = arith.constant 0.0 : f32

@@ -1,3 +1,4 @@
+// The other runs of this input: tests/cli/conv1x1_nchw_matmul.mlir, tests/pipeline/conv1x1_nchw_matmul.mlir.
 // A 1x1 NCHW convolution of one image at stride 1 is a matmul over the
 // flattened image (jitrun-fusion-convolution-layouts): a batch_matmul of one,
 // weights 1xFxC by input 1xCx(HW), with a fresh fill as its accumulator; the
@@ -12,16 +13,6 @@
 //
 // RUN: %jit-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(jitrun-fusion-convolution-layouts))' \
 // RUN:   | FileCheck %s --check-prefix=LAYOUT
-// RUN: %jit-opt %s --split-input-file --jitrun-import-pipeline --jitrun-fusion-pipeline \
-// RUN:   | FileCheck %s --check-prefix=DISPATCH
-// RUN: %jitrun %s --input=1x24x7x9xf32 --input=40x24x1x1xf32 --input=40xf32 --explain-fusion \
-// RUN:   --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=EXPLAIN
-// RUN: %jitrun %s --input=1x24x7x9xf32 --input=40x24x1x1xf32 --input=40xf32 --reference --output=@%t.ref.npy
-// RUN: %jitrun %s --input=1x24x7x9xf32 --input=40x24x1x1xf32 --input=40xf32 \
-// RUN:   --expected_output=@%t.ref.npy | FileCheck %s --check-prefix=VALUES
-// RUN: %jitrun %s --function=next_to_3x3 --input=1x8x10x10xf32 --input=16x8x3x3xf32 --input=24x16x1x1xf32 --reference --output=@%t.next.npy
-// RUN: %jitrun %s --function=next_to_3x3 --input=1x8x10x10xf32 --input=16x8x3x3xf32 --input=24x16x1x1xf32 \
-// RUN:   --threads=2 --expected_output=@%t.next.npy | FileCheck %s --check-prefix=NEXT
 
 // LAYOUT-LABEL: func.func @main(
 // LAYOUT-SAME:    %[[X:[^:]+]]: tensor<1x24x7x9xf32>, %[[W:[^:]+]]: tensor<40x24x1x1xf32>
@@ -33,19 +24,6 @@
 // LAYOUT:         tensor.expand_shape %[[MM]] {{\[}}[0], [1], [2, 3]] output_shape [1, 40, 7, 9] : tensor<1x40x63xf32> into tensor<1x40x7x9xf32>
 // LAYOUT-NOT:     linalg.conv_2d_nchw_fchw
 
-// DISPATCH-LABEL: func.func private @main_dispatch_0(
-// DISPATCH:         linalg.fill
-// DISPATCH:         linalg.batch_matmul
-// DISPATCH:         linalg.generic
-// DISPATCH-NOT:     {{linalg\.(generic|batch_matmul|fill|conv)}}
-// DISPATCH:         return
-// DISPATCH-LABEL: func.func @main(
-// DISPATCH:         call @main_dispatch_0(
-// DISPATCH-NOT:     call
-
-// EXPLAIN-NOT: not fused
-// EXPLAIN: "root_ops": 1, "dispatch_regions": 1, "dispatches": 1,
-// VALUES: result[0]: matches the expected output
 func.func @main(%x: tensor<1x24x7x9xf32>, %w: tensor<40x24x1x1xf32>, %b: tensor<40xf32>) -> tensor<1x40x7x9xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x40x7x9xf32>
@@ -69,7 +47,6 @@ func.func @main(%x: tensor<1x24x7x9xf32>, %w: tensor<40x24x1x1xf32>, %b: tensor<
 // LAYOUT-NOT:     linalg.batch_matmul
 // LAYOUT:         linalg.conv_2d_nhwc_hwcf
 // LAYOUT-NOT:     linalg.batch_matmul
-// DISPATCH-LABEL: func.func @strided(
 func.func @strided(%x: tensor<1x24x8x8xf32>, %w: tensor<40x24x1x1xf32>) -> tensor<1x40x4x4xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x40x4x4xf32>
@@ -85,7 +62,6 @@ func.func @strided(%x: tensor<1x24x8x8xf32>, %w: tensor<40x24x1x1xf32>) -> tenso
 // LAYOUT-NOT:     linalg.batch_matmul
 // LAYOUT:         linalg.conv_2d_nhwc_hwcf
 // LAYOUT-NOT:     linalg.batch_matmul
-// DISPATCH-LABEL: func.func @small_image(
 func.func @small_image(%x: tensor<1x24x4x4xf32>, %w: tensor<40x24x1x1xf32>) -> tensor<1x40x4x4xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x40x4x4xf32>
@@ -105,11 +81,6 @@ func.func @small_image(%x: tensor<1x24x4x4xf32>, %w: tensor<40x24x1x1xf32>) -> t
 // LAYOUT-NOT:     linalg.batch_matmul
 // LAYOUT-COUNT-2: linalg.conv_2d_nhwc_hwcf
 // LAYOUT-NOT:     linalg.batch_matmul
-// DISPATCH-LABEL: func.func @next_to_3x3(
-// DISPATCH:         %[[C1:.+]] = call @next_to_3x3_dispatch_2(
-// DISPATCH:         call @next_to_3x3_dispatch_4(%[[C1]],
-// DISPATCH-NOT:     call
-// NEXT: result[0]: matches the expected output
 func.func @next_to_3x3(%x: tensor<1x8x10x10xf32>, %w1: tensor<16x8x3x3xf32>, %w2: tensor<24x16x1x1xf32>) -> tensor<1x24x8x8xf32> {
   %zero = arith.constant 0.0 : f32
   %e1 = tensor.empty() : tensor<1x16x8x8xf32>

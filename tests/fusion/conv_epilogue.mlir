@@ -1,3 +1,4 @@
+// The other runs of this input: tests/pipeline/conv_epilogue.mlir.
 // Convolution epilogues: per-channel batch-norm scale/shift, bias, relu and
 // relu6 after NHWC and NCHW convolutions, including torch-mlir's habit of
 // reading size-1 dimensions through a constant 0.
@@ -5,8 +6,6 @@
 // RUN: %jit-opt %s --split-input-file --mlir-print-local-scope \
 // RUN:   --pass-pipeline='builtin.module(func.func(jitrun-fusion-elementwise))' \
 // RUN:   | FileCheck %s --check-prefix=FUSE
-// RUN: %jit-opt %s --split-input-file --mlir-print-local-scope --jitrun-fusion-pipeline \
-// RUN:   | FileCheck %s --check-prefix=DISP
 
 // Rule: NHWC conv + batch-norm scale and shift (tensor<16> per-channel
 // operands read through (d3)) + relu6 (maximumf 0, minimumf 6): the three
@@ -28,26 +27,6 @@
 // FUSE-NEXT:    } -> tensor<1x14x14x16xf32>
 // FUSE-NEXT:    return
 //
-// DISP-LABEL: func.func private @conv_nhwc_bn_relu6_dispatch_0(
-// DISP-SAME:      attributes {jitrun.dispatch}
-// DISP:           linalg.fill
-// DISP-NEXT:      linalg.conv_2d_nhwc_hwcf
-// DISP-NEXT:      linalg.generic
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        arith.mulf
-// DISP-NEXT:        arith.addf
-// DISP-NEXT:        arith.maximumf
-// DISP-NEXT:        arith.minimumf
-// DISP-NEXT:        linalg.yield
-// DISP-NEXT:      } -> tensor<1x14x14x16xf32>
-// DISP-NEXT:      return
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @conv_nhwc_bn_relu6(
-// DISP-NOT:       linalg.
-// DISP:           call @conv_nhwc_bn_relu6_dispatch_0(
-// DISP-NOT:       linalg.
-// DISP-NOT:       call
-// DISP:           return
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #ch = affine_map<(d0, d1, d2, d3) -> (d3)>
 func.func @conv_nhwc_bn_relu6(%x: tensor<1x16x16x8xf32>, %w: tensor<3x3x8x16xf32>, %scale: tensor<16xf32>, %shift: tensor<16xf32>) -> tensor<1x14x14x16xf32> {
@@ -96,23 +75,6 @@ func.func @conv_nhwc_bn_relu6(%x: tensor<1x16x16x8xf32>, %w: tensor<3x3x8x16xf32
 // FUSE-NEXT:    } -> tensor<1x16x14x14xf32>
 // FUSE-NEXT:    return
 //
-// DISP-LABEL: func.func private @conv_nchw_bias_relu_dispatch_0(
-// DISP:           linalg.fill
-// DISP-NEXT:      linalg.conv_2d_nchw_fchw
-// DISP-NEXT:      linalg.generic
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        arith.addf
-// DISP-NEXT:        arith.maximumf
-// DISP-NEXT:        linalg.yield
-// DISP-NEXT:      } -> tensor<1x16x14x14xf32>
-// DISP-NEXT:      return
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @conv_nchw_bias_relu(
-// DISP-NOT:       linalg.
-// DISP:           call @conv_nchw_bias_relu_dispatch_0(
-// DISP-NOT:       linalg.
-// DISP-NOT:       call
-// DISP:           return
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #ch4 = affine_map<(d0, d1, d2, d3) -> (0, d1, 0, 0)>
 func.func @conv_nchw_bias_relu(%x: tensor<1x8x16x16xf32>, %w: tensor<16x8x3x3xf32>, %bias: tensor<1x16x1x1xf32>) -> tensor<1x16x14x14xf32> {
@@ -155,23 +117,6 @@ func.func @conv_nchw_bias_relu(%x: tensor<1x8x16x16xf32>, %w: tensor<16x8x3x3xf3
 // FUSE-NEXT:    } -> tensor<1x16x14x14xf32>
 // FUSE-NEXT:    return
 //
-// DISP-LABEL: func.func private @conv_nchw_torch_unit_reads_dispatch_0(
-// DISP:           linalg.fill
-// DISP-NEXT:      linalg.conv_2d_nchw_fchw
-// DISP-NEXT:      linalg.generic
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        arith.addf
-// DISP-NEXT:        arith.maximumf
-// DISP-NEXT:        linalg.yield
-// DISP-NEXT:      } -> tensor<1x16x14x14xf32>
-// DISP-NEXT:      return
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @conv_nchw_torch_unit_reads(
-// DISP-NOT:       linalg.
-// DISP:           call @conv_nchw_torch_unit_reads_dispatch_0(
-// DISP-NOT:       linalg.
-// DISP-NOT:       call
-// DISP:           return
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #unit0 = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
 #ch = affine_map<(d0, d1, d2, d3) -> (d1)>
@@ -207,21 +152,6 @@ func.func @conv_nchw_torch_unit_reads(%x: tensor<1x8x16x16xf32>, %w: tensor<16x8
 // FUSE:         linalg.conv_2d_nchw_fchw
 // FUSE-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
 //
-// DISP-LABEL: func.func private @conv_nchw_batch_broadcast_dispatch_0(
-// DISP-SAME:      -> tensor<1x16x14x14xf32>
-// DISP:           linalg.fill
-// DISP-NEXT:      linalg.conv_2d_nchw_fchw
-// DISP-NEXT:      return
-// DISP-LABEL: func.func private @conv_nchw_batch_broadcast_dispatch_1(
-// DISP-SAME:      %{{[a-z0-9_]+}}: tensor<1x16x14x14xf32>) -> tensor<4x16x14x14xf32>
-// DISP-NOT:       linalg.conv
-// DISP:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @conv_nchw_batch_broadcast(
-// DISP:           %[[CONV:.+]] = call @conv_nchw_batch_broadcast_dispatch_0(
-// DISP-NEXT:      call @conv_nchw_batch_broadcast_dispatch_1(%[[CONV]])
-// DISP-NOT:       call
-// DISP:           return
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #unit0 = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
 func.func @conv_nchw_batch_broadcast(%x: tensor<1x8x16x16xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<4x16x14x14xf32> {

@@ -1,3 +1,4 @@
+// The other runs of this input: tests/cli/conv_nchw_to_nhwc.mlir, tests/pipeline/conv_nchw_to_nhwc.mlir.
 // NCHW convolutions (torch-mlir's layout) are computed in NHWC
 // (jitrun-fusion-convolution-layouts, ConvNchwToNhwc): the image is
 // transposed to NHWC (its constant pad moved after the transpose), the
@@ -16,19 +17,6 @@
 //
 // RUN: %jit-opt %s --mlir-print-local-scope --pass-pipeline='builtin.module(func.func(jitrun-fusion-convolution-layouts))' \
 // RUN:   | FileCheck %s --check-prefix=LAYOUT
-// RUN: %jit-opt %s --jitrun-import-pipeline --jitrun-fusion-pipeline \
-// RUN:   | FileCheck %s --check-prefix=DISPATCH
-// RUN: %jitrun %s --function=chain --input=1x8x9x7xf32 --input=16x8x3x3xf32 --input=16xf32 --input=16x16x3x3xf32 --reference --output=@%t.chain.npy
-// RUN: %jitrun %s --function=chain --input=1x8x9x7xf32 --input=16x8x3x3xf32 --input=16xf32 --input=16x16x3x3xf32 --threads=2 --expected_output=@%t.chain.npy | FileCheck %s --check-prefix=VALUES
-// RUN: %jitrun %s --function=chain --input=1x8x9x7xf32 --input=16x8x3x3xf32 --input=16xf32 --input=16x16x3x3xf32 --force-avx2 --expected_output=@%t.chain.npy | FileCheck %s --check-prefix=VALUES
-// RUN: %jitrun %s --function=residual_pool --input=1x16x10x10xf32 --input=16x16x3x3xf32 --reference --output=@%t.pool.npy
-// RUN: %jitrun %s --function=residual_pool --input=1x16x10x10xf32 --input=16x16x3x3xf32 --threads=2 --expected_output=@%t.pool.npy | FileCheck %s --check-prefix=VALUES
-// RUN: %jitrun %s --function=residual_pool --input=1x16x10x10xf32 --input=16x16x3x3xf32 --force-avx2 --expected_output=@%t.pool.npy | FileCheck %s --check-prefix=VALUES
-// RUN: %jitrun %s --function=depthwise --input=1x24x13x11xf32 --input=24x3x3xf32 --reference --output=@%t.dw.npy
-// RUN: %jitrun %s --function=depthwise --input=1x24x13x11xf32 --input=24x3x3xf32 --expected_output=@%t.dw.npy | FileCheck %s --check-prefix=VALUES
-// RUN: %jitrun %s --function=one_channel --input=1x1x12x12xf32 --input=8x1x3x3xf32 --reference --output=@%t.one.npy
-// RUN: %jitrun %s --function=one_channel --input=1x1x12x12xf32 --input=8x1x3x3xf32 --expected_output=@%t.one.npy | FileCheck %s --check-prefix=VALUES
-// VALUES: result[0]: matches the expected output
 
 // LAYOUT-LABEL: func.func @chain(
 // LAYOUT-SAME:    %[[X:[^:]+]]: tensor<1x8x9x7xf32>, %[[W1:[^:]+]]: tensor<16x8x3x3xf32>
@@ -48,22 +36,6 @@
 // The filters are arguments here, so their transposes to HWCF are
 // dispatches of their own (dispatch_1 and dispatch_3); constant filters are
 // transposed at compile time (resource_transpose.mlir).
-// DISPATCH-LABEL: func.func private @chain_dispatch_0(
-// DISPATCH:         linalg.generic
-// DISPATCH-NOT:     linalg.conv
-// DISPATCH:         return {{.*}} : tensor<1x9x7x8xf32>
-// DISPATCH-LABEL: func.func private @chain_dispatch_2(
-// DISPATCH:         linalg.conv_2d_nhwc_hwcf
-// DISPATCH:         linalg.generic
-// DISPATCH-NOT:     linalg.generic
-// DISPATCH:         return {{.*}} : tensor<1x9x7x16xf32>
-// DISPATCH-LABEL: func.func private @chain_dispatch_4(
-// DISPATCH:         linalg.conv_2d_nhwc_hwcf
-// DISPATCH:         linalg.generic
-// DISPATCH:         return {{.*}} : tensor<1x16x9x7xf32>
-// DISPATCH-LABEL: func.func @chain(
-// DISPATCH-COUNT-5: call @chain_dispatch_
-// DISPATCH:         return
 func.func @chain(%x: tensor<1x8x9x7xf32>, %w1: tensor<16x8x3x3xf32>, %b: tensor<16xf32>, %w2: tensor<16x16x3x3xf32>) -> tensor<1x16x9x7xf32> {
   %zero = arith.constant 0.0 : f32
   %xp = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {

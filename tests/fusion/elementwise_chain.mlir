@@ -1,11 +1,10 @@
+// The other runs of this input: tests/pipeline/elementwise_chain.mlir.
 // Chains of elementwise ops without a root: elementwise fusion makes one
 // generic of a single-use chain, and that generic is one dispatch.
 //
 // RUN: %jit-opt %s --split-input-file --mlir-print-local-scope \
 // RUN:   --pass-pipeline='builtin.module(func.func(jitrun-fusion-elementwise))' \
 // RUN:   | FileCheck %s --check-prefix=FUSE
-// RUN: %jit-opt %s --split-input-file --mlir-print-local-scope --jitrun-fusion-pipeline \
-// RUN:   | FileCheck %s --check-prefix=DISP
 // RUN: %jit-opt %s --split-input-file --mlir-print-local-scope \
 // RUN:   --pass-pipeline='builtin.module(func.func(jitrun-fusion-elementwise{max-operands=4}))' \
 // RUN:   | FileCheck %s --check-prefix=CAP
@@ -26,23 +25,6 @@
 // FUSE-NEXT:    } -> tensor<16x64xf32>
 // FUSE-NEXT:    return
 //
-// DISP-LABEL: func.func private @chain_dispatch_0(
-// DISP:           linalg.generic
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        arith.addf
-// DISP-NEXT:        math.exp
-// DISP-NEXT:        arith.mulf
-// DISP-NEXT:        arith.negf
-// DISP-NEXT:        linalg.yield
-// DISP-NEXT:      } -> tensor<16x64xf32>
-// DISP-NEXT:      return
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @chain(
-// DISP-NOT:       linalg.
-// DISP:           call @chain_dispatch_0(
-// DISP-NOT:       linalg.
-// DISP-NOT:       call
-// DISP:           return
 //
 // With max-operands=4 the chain is cut where the fused op would have five
 // operands (add+exp has three; fusing it into the mul, which reads %a and
@@ -97,15 +79,6 @@ func.func @chain(%a: tensor<16x64xf32>, %b: tensor<16x64xf32>) -> tensor<16x64xf
 // FUSE-NEXT:    } -> tensor<16x64xf32>
 // FUSE-NEXT:    return
 //
-// DISP-LABEL: func.func private @transpose_chain_dispatch_0(
-// DISP:           linalg.generic
-// DISP-NOT:       linalg.generic
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @transpose_chain(
-// DISP-NOT:       linalg.
-// DISP:           call @transpose_chain_dispatch_0(
-// DISP-NOT:       call
-// DISP:           return
 func.func @transpose_chain(%a: tensor<64x16xf32>, %b: tensor<16x64xf32>) -> tensor<16x64xf32> {
   %e = tensor.empty() : tensor<16x64xf32>
   %t = linalg.transpose ins(%a : tensor<64x16xf32>) outs(%e : tensor<16x64xf32>) permutation = [1, 0]

@@ -1,3 +1,4 @@
+// The other runs of this input: tests/pipeline/matmul_epilogue.mlir.
 // Matmul epilogues: a broadcast bias add and a residual add after a matmul.
 // FUSE checks elementwise fusion alone, DISP the whole fusion pipeline
 // (elementwise fusion, canonicalize, CSE, dispatch formation).
@@ -5,8 +6,6 @@
 // RUN: %jit-opt %s --split-input-file --mlir-print-local-scope \
 // RUN:   --pass-pipeline='builtin.module(func.func(jitrun-fusion-elementwise))' \
 // RUN:   | FileCheck %s --check-prefix=FUSE
-// RUN: %jit-opt %s --split-input-file --mlir-print-local-scope --jitrun-fusion-pipeline \
-// RUN:   | FileCheck %s --check-prefix=DISP
 
 // Rule: elementwise ops with a single use fuse into one generic, even when one
 // of them reads a lower-rank operand through a broadcast (the bias, tensor<32>
@@ -25,25 +24,6 @@
 // FUSE-NEXT:    } -> tensor<8x32xf32>
 // FUSE-NEXT:    return
 //
-// DISP-LABEL: func.func private @matmul_bias_residual_dispatch_0(
-// DISP-SAME:      %{{[a-z0-9_]+}}: tensor<8x16xf32>, %{{[a-z0-9_]+}}: tensor<16x32xf32>, %{{[a-z0-9_]+}}: tensor<32xf32>, %{{[a-z0-9_]+}}: tensor<8x32xf32>) -> tensor<8x32xf32>
-// DISP-SAME:      attributes {jitrun.dispatch}
-// DISP:           linalg.fill
-// DISP-NEXT:      linalg.matmul
-// DISP-NEXT:      linalg.generic
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        arith.addf
-// DISP-NEXT:        arith.addf
-// DISP-NEXT:        linalg.yield
-// DISP-NEXT:      } -> tensor<8x32xf32>
-// DISP-NEXT:      return
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @matmul_bias_residual(
-// DISP-NOT:       linalg.
-// DISP:           call @matmul_bias_residual_dispatch_0(
-// DISP-NOT:       linalg.
-// DISP-NOT:       call
-// DISP:           return
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 func.func @matmul_bias_residual(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>, %bias: tensor<32xf32>, %res: tensor<8x32xf32>) -> tensor<8x32xf32> {
@@ -74,20 +54,6 @@ func.func @matmul_bias_residual(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>, %bi
 // FUSE-NOT:     linalg.generic
 // FUSE:         return
 //
-// DISP-LABEL: func.func private @matmul_result_escapes_dispatch_0(
-// DISP:           linalg.fill
-// DISP-NEXT:      linalg.matmul
-// DISP-NEXT:      return
-// DISP-LABEL: func.func private @matmul_result_escapes_dispatch_1(
-// DISP-NOT:       linalg.matmul
-// DISP:           linalg.generic
-// DISP:           return
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @matmul_result_escapes(
-// DISP:           call @matmul_result_escapes_dispatch_0(
-// DISP-NEXT:      call @matmul_result_escapes_dispatch_1(
-// DISP-NOT:       call
-// DISP:           return
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 func.func @matmul_result_escapes(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>, %bias: tensor<32xf32>) -> (tensor<8x32xf32>, tensor<8x32xf32>) {

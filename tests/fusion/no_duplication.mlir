@@ -1,3 +1,4 @@
+// The other runs of this input: tests/pipeline/no_duplication.mlir.
 // A producer whose result has several uses is not duplicated into its
 // consumers unless it is cheap to recompute (it reads only scalars or splats),
 // and keeping it separate does not split the matmul's dispatch.
@@ -5,8 +6,6 @@
 // RUN: %jit-opt %s --split-input-file --mlir-print-local-scope \
 // RUN:   --pass-pipeline='builtin.module(func.func(jitrun-fusion-elementwise))' \
 // RUN:   | FileCheck %s --check-prefix=FUSE
-// RUN: %jit-opt %s --split-input-file --mlir-print-local-scope --jitrun-fusion-pipeline \
-// RUN:   | FileCheck %s --check-prefix=DISP
 
 // Rule: a low-rank producer (bias * 2 on tensor<32>) read by two higher-rank
 // consumers through (d0, d1) -> (d1) is neither single-use nor cheap, so it is
@@ -31,35 +30,6 @@
 // FUSE-NEXT:    } -> tensor<8x32xf32>
 // FUSE-NEXT:    return
 //
-// DISP-LABEL: func.func private @shared_bias_chain_dispatch_0(
-// DISP-SAME:      %{{[a-z0-9_]+}}: tensor<32xf32>) -> tensor<32xf32>
-// DISP-NOT:       linalg.matmul
-// DISP:           linalg.generic
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        arith.mulf
-// DISP-NEXT:        linalg.yield
-// DISP-NEXT:      } -> tensor<32xf32>
-// DISP-NEXT:      return
-// DISP-LABEL: func.func private @shared_bias_chain_dispatch_1(
-// DISP-SAME:      %{{[a-z0-9_]+}}: tensor<8x16xf32>, %{{[a-z0-9_]+}}: tensor<16x32xf32>, %{{[a-z0-9_]+}}: tensor<32xf32>) -> tensor<8x32xf32>
-// DISP:           linalg.fill
-// DISP-NEXT:      linalg.matmul
-// DISP-NEXT:      linalg.generic
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        arith.addf
-// DISP-NEXT:        arith.mulf
-// DISP-NEXT:        linalg.yield
-// DISP-NEXT:      } -> tensor<8x32xf32>
-// DISP-NEXT:      return
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @shared_bias_chain(
-// DISP-NOT:       linalg.
-// DISP:           %[[BIAS2:.+]] = call @shared_bias_chain_dispatch_0(
-// DISP-NOT:       linalg.
-// DISP:           call @shared_bias_chain_dispatch_1(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %[[BIAS2]])
-// DISP-NOT:       linalg.
-// DISP-NOT:       call
-// DISP:           return
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 func.func @shared_bias_chain(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>, %bias: tensor<32xf32>) -> tensor<8x32xf32> {
@@ -112,38 +82,6 @@ func.func @shared_bias_chain(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>, %bias:
 // FUSE-NOT:     linalg.generic
 // FUSE:         return
 //
-// DISP-LABEL: func.func private @shared_bias_two_matmuls_dispatch_0(
-// DISP-SAME:      %{{[a-z0-9_]+}}: tensor<32xf32>) -> tensor<32xf32>
-// DISP:           linalg.generic
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        arith.mulf
-// DISP-LABEL: func.func private @shared_bias_two_matmuls_dispatch_1(
-// DISP:           linalg.matmul
-// DISP-NEXT:      linalg.generic
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        arith.addf
-// DISP-NEXT:        linalg.yield
-// DISP-NEXT:      } -> tensor<8x32xf32>
-// DISP-NEXT:      return
-// DISP-LABEL: func.func private @shared_bias_two_matmuls_dispatch_2(
-// DISP:           linalg.matmul
-// DISP-NEXT:      linalg.generic
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        arith.addf
-// DISP-NEXT:        linalg.yield
-// DISP-NEXT:      } -> tensor<8x32xf32>
-// DISP-NEXT:      return
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @shared_bias_two_matmuls(
-// DISP-NOT:       linalg.generic
-// DISP:           %[[BIAS2:.+]] = call @shared_bias_two_matmuls_dispatch_0(
-// DISP-NOT:       linalg.generic
-// DISP:           call @shared_bias_two_matmuls_dispatch_1({{.*}}%[[BIAS2]]
-// DISP-NOT:       linalg.generic
-// DISP:           call @shared_bias_two_matmuls_dispatch_2({{.*}}%[[BIAS2]]
-// DISP-NOT:       linalg.generic
-// DISP-NOT:       call
-// DISP:           return
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 func.func @shared_bias_two_matmuls(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>, %c: tensor<16x32xf32>, %bias: tensor<32xf32>) -> (tensor<8x32xf32>, tensor<8x32xf32>) {
@@ -197,17 +135,6 @@ func.func @shared_bias_two_matmuls(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>, 
 // FUSE-NOT:     linalg.generic
 // FUSE:         return
 //
-// DISP-LABEL: func.func private @two_users_dispatch_0(
-// DISP:           arith.addf
-// DISP-NOT:       math.exp
-// DISP-LABEL: func.func private @two_users_dispatch_1(
-// DISP:           math.exp
-// DISP-NOT:       arith.addf
-// DISP-LABEL: func.func private @two_users_dispatch_2(
-// DISP:           arith.negf
-// DISP-NOT:       arith.addf
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @two_users(
 func.func @two_users(%a: tensor<16x64xf32>, %b: tensor<16x64xf32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) {
   %e = tensor.empty() : tensor<16x64xf32>
   %0 = linalg.add ins(%a, %b : tensor<16x64xf32>, tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
@@ -240,14 +167,6 @@ func.func @two_users(%a: tensor<16x64xf32>, %b: tensor<16x64xf32>) -> (tensor<16
 // FUSE-NOT:     linalg.generic
 // FUSE:         return
 //
-// DISP-LABEL: func.func private @cheap_scalar_broadcast_dispatch_0(
-// DISP:           math.exp
-// DISP-NEXT:      arith.addf
-// DISP-LABEL: func.func private @cheap_scalar_broadcast_dispatch_1(
-// DISP:           math.exp
-// DISP-NEXT:      arith.mulf
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @cheap_scalar_broadcast(
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #sc = affine_map<(d0, d1) -> ()>
 func.func @cheap_scalar_broadcast(%s: tensor<f32>, %a: tensor<8x32xf32>, %b: tensor<8x32xf32>) -> (tensor<8x32xf32>, tensor<8x32xf32>) {

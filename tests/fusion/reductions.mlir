@@ -1,3 +1,4 @@
+// The other runs of this input: tests/pipeline/reductions.mlir.
 // Reductions as roots, and what elementwise fusion may put into them: a
 // producer is never fused into a reduction through a broadcasting
 // (non-permutation) map, since the fused op would recompute it once per
@@ -6,8 +7,6 @@
 // RUN: %jit-opt %s --split-input-file --mlir-print-local-scope \
 // RUN:   --pass-pipeline='builtin.module(func.func(jitrun-fusion-elementwise))' \
 // RUN:   | FileCheck %s --check-prefix=FUSE
-// RUN: %jit-opt %s --split-input-file --mlir-print-local-scope --jitrun-fusion-pipeline \
-// RUN:   | FileCheck %s --check-prefix=DISP
 
 // Rule: a row softmax (max reduction; sub + exp; sum reduction; div) is two
 // dispatches, one per reduction. Elementwise fusion puts nothing into a
@@ -40,43 +39,6 @@
 // FUSE-NOT:     linalg.generic
 // FUSE:         return
 //
-// DISP-LABEL: func.func private @softmax_dispatch_0(
-// DISP-SAME:      %{{[a-z0-9_]+}}: tensor<8x128xf32>) -> tensor<8x128xf32>
-// DISP:           linalg.fill
-// DISP-NEXT:      linalg.generic {{.*}}["parallel", "reduction"]
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        arith.maximumf
-// DISP-NEXT:        linalg.yield
-// DISP-NEXT:      } -> tensor<8xf32>
-// DISP-NEXT:      linalg.generic {{.*}}["parallel", "parallel"]
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        arith.subf
-// DISP-NEXT:        math.exp
-// DISP-NEXT:        linalg.yield
-// DISP-NEXT:      } -> tensor<8x128xf32>
-// DISP-NEXT:      return
-// DISP-LABEL: func.func private @softmax_dispatch_1(
-// DISP-SAME:      %{{[a-z0-9_]+}}: tensor<8x128xf32>) -> tensor<8x128xf32>
-// DISP:           linalg.fill
-// DISP-NEXT:      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        arith.addf
-// DISP-NEXT:        linalg.yield
-// DISP-NEXT:      } -> tensor<8xf32>
-// DISP-NEXT:      linalg.generic {{.*}}["parallel", "parallel"]
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        arith.divf
-// DISP-NEXT:        linalg.yield
-// DISP-NEXT:      } -> tensor<8x128xf32>
-// DISP-NEXT:      return
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @softmax(
-// DISP-NOT:       linalg.
-// DISP:           %[[E:.+]] = call @softmax_dispatch_0(%arg0)
-// DISP-NEXT:      call @softmax_dispatch_1(%[[E]])
-// DISP-NOT:       linalg.
-// DISP-NOT:       call
-// DISP:           return
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #r = affine_map<(d0, d1) -> (d0)>
 func.func @softmax(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
@@ -136,17 +98,6 @@ func.func @softmax(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
 // FUSE-NOT:     linalg.generic
 // FUSE:         return
 //
-// DISP-LABEL: func.func private @producer_broadcast_read_dispatch_0(
-// DISP-SAME:      -> tensor<128xf32>
-// DISP:           math.exp
-// DISP-NOT:       iterator_types = ["parallel", "reduction"]
-// DISP-LABEL: func.func private @producer_broadcast_read_dispatch_1(
-// DISP-SAME:      %{{[a-z0-9_]+}}: tensor<8x128xf32>, %{{[a-z0-9_]+}}: tensor<128xf32>) -> tensor<8xf32>
-// DISP-NOT:       math.exp
-// DISP:           iterator_types = ["parallel", "reduction"]
-// DISP-NOT:       math.exp
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @producer_broadcast_read(
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #r = affine_map<(d0, d1) -> (d0)>
 #c = affine_map<(d0, d1) -> (d1)>
@@ -190,14 +141,6 @@ func.func @producer_broadcast_read(%v: tensor<128xf32>, %x: tensor<8x128xf32>) -
 // FUSE-NOT:     linalg.generic
 // FUSE:         return
 //
-// DISP-LABEL: func.func private @producer_read_along_reduced_dispatch_0(
-// DISP:           math.exp
-// DISP-LABEL: func.func private @producer_read_along_reduced_dispatch_1(
-// DISP-NOT:       math.exp
-// DISP:           iterator_types = ["parallel", "reduction"]
-// DISP-NOT:       math.exp
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @producer_read_along_reduced(
 func.func @producer_read_along_reduced(%v: tensor<8xf32>, %x: tensor<8x128xf32>) -> tensor<8xf32> {
   %zero = arith.constant 0.0 : f32
   %e0 = tensor.empty() : tensor<8xf32>
@@ -274,17 +217,6 @@ func.func @cheap_producer_into_reduction(%s: tensor<f32>, %x: tensor<8x128xf32>)
 // FUSE-NEXT:    } -> tensor<8xf32>
 // FUSE-NEXT:    return
 //
-// DISP-LABEL: func.func private @producer_identity_read_dispatch_0(
-// DISP:           linalg.fill
-// DISP-NEXT:      linalg.generic
-// DISP-NEXT:      ^bb0(
-// DISP-NEXT:        math.exp
-// DISP-NEXT:        arith.addf
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @producer_identity_read(
-// DISP:           call @producer_identity_read_dispatch_0(
-// DISP-NOT:       call
-// DISP:           return
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #r = affine_map<(d0, d1) -> (d0)>
 func.func @producer_identity_read(%x: tensor<8x128xf32>) -> tensor<8xf32> {
@@ -323,14 +255,6 @@ func.func @producer_identity_read(%x: tensor<8x128xf32>) -> tensor<8xf32> {
 // FUSE-NEXT:    } -> tensor<8xf32>
 // FUSE-NEXT:    return
 //
-// DISP-LABEL: func.func private @broadcasting_producer_identity_read_dispatch_0(
-// DISP:           linalg.fill
-// DISP-NEXT:      linalg.generic
-// DISP-NOT:     func.func private
-// DISP-LABEL: func.func @broadcasting_producer_identity_read(
-// DISP:           call @broadcasting_producer_identity_read_dispatch_0(
-// DISP-NOT:       call
-// DISP:           return
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #r = affine_map<(d0, d1) -> (d0)>
 #c = affine_map<(d0, d1) -> (d1)>

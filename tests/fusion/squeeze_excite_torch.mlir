@@ -1,3 +1,4 @@
+// The other runs of this input: tests/cli/squeeze_excite_torch.mlir, tests/pipeline/squeeze_excite_torch.mlir.
 // Squeeze-excite as torch-mlir writes it (torchvision's MobileNetV3 and
 // EfficientNet): the SE gate is a 1xCx1x1 tensor read through
 // (0, d1, 0, 0) into the 1xCxHxW activation, and its hard-sigmoid clamps
@@ -14,16 +15,6 @@
 //
 // RUN: %jit-opt %s --mlir-print-local-scope --pass-pipeline='builtin.module(func.func(jitrun-fusion-convolution-layouts))' \
 // RUN:   | FileCheck %s --check-prefix=LAYOUT
-// RUN: %jit-opt %s --jitrun-import-pipeline --jitrun-fusion-pipeline | FileCheck %s --check-prefix=DISPATCH
-// RUN: %jitrun %s --function=se_block --input=1x3x16x16xf32 --input=16x3x3x3xf32 --input=16xf32 --input=4x16x1x1xf32 --input=4xf32 --input=16x4x1x1xf32 --input=16xf32 --input=16x16x3x3xf32 --reference --output=@%t.se.npy
-// RUN: %jitrun %s --function=se_block --input=1x3x16x16xf32 --input=16x3x3x3xf32 --input=16xf32 --input=4x16x1x1xf32 --input=4xf32 --input=16x4x1x1xf32 --input=16xf32 --input=16x16x3x3xf32 --threads=2 --expected_output=@%t.se.npy | FileCheck %s --check-prefix=VALUES
-// RUN: %jitrun %s --function=se_block --input=1x3x16x16xf32 --input=16x3x3x3xf32 --input=16xf32 --input=4x16x1x1xf32 --input=4xf32 --input=16x4x1x1xf32 --input=16xf32 --input=16x16x3x3xf32 --fusion=aggressive --expected_output=@%t.se.npy | FileCheck %s --check-prefix=VALUES
-// RUN: %jitrun %s --function=se_block --input=1x3x16x16xf32 --input=16x3x3x3xf32 --input=16xf32 --input=4x16x1x1xf32 --input=4xf32 --input=16x4x1x1xf32 --input=16xf32 --input=16x16x3x3xf32 --fusion=none --force-avx2 --expected_output=@%t.se.npy | FileCheck %s --check-prefix=VALUES
-// RUN: %jitrun %s --function=gate_only --input=1x16x8x8xf32 --input=1x4x1x1xf32 --input=16x4x1x1xf32 --reference --output=@%t.gate.npy
-// RUN: %jitrun %s --function=gate_only --input=1x16x8x8xf32 --input=1x4x1x1xf32 --input=16x4x1x1xf32 --expected_output=@%t.gate.npy | FileCheck %s --check-prefix=VALUES
-// RUN: %jitrun %s --function=gate_first --input=1x8x8x8xf32 --input=16x8x1x1xf32 --input=1x4x1x1xf32 --input=16x4x1x1xf32 --reference --output=@%t.first.npy
-// RUN: %jitrun %s --function=gate_first --input=1x8x8x8xf32 --input=16x8x1x1xf32 --input=1x4x1x1xf32 --input=16x4x1x1xf32 --expected_output=@%t.first.npy | FileCheck %s --check-prefix=VALUES
-// VALUES: result[0]: matches the expected output
 
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #map1 = affine_map<(d0, d1, d2, d3) -> (d1)>
@@ -49,10 +40,6 @@
 // LAYOUT-NEXT:    return
 // LAYOUT-NOT:     linalg.conv_2d_nchw_fchw
 // The whole pipeline compiles it, every convolution in NHWC.
-// DISPATCH-NOT:   linalg.conv_2d_nchw_fchw
-// DISPATCH-LABEL: func.func @se_block(
-// DISPATCH:         call @se_block_dispatch_
-// DISPATCH:         return
 func.func @se_block(%arg0: tensor<1x3x16x16xf32>, %w1: tensor<16x3x3x3xf32>, %b1: tensor<16xf32>,
                     %w2: tensor<4x16x1x1xf32>, %b2: tensor<4xf32>, %w3: tensor<16x4x1x1xf32>,
                     %b3: tensor<16xf32>, %w4: tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32> {

@@ -1,4 +1,4 @@
-// expandReshapesIntoContraction (TileAndVectorize.cpp) propagates a
+// expandReshapesIntoContraction (jitrun-codegen-prepare-contractions) propagates a
 // reshape after a dispatch's linalg op into that op with upstream's
 // fold-by-expansion, which needs every indexing map of the op to be a
 // projected permutation. A convolution reads its input at oh + kh: a reshape

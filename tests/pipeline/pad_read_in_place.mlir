@@ -1,4 +1,4 @@
-// Proves readPaddingInPlace (TileAndVectorize.cpp): a depthwise convolution
+// Proves jitrun-codegen-read-padding-in-place in its pipeline: a depthwise convolution
 // whose input padding joined its dispatch reads each vector tile of the
 // padded input straight from the unpadded input when the tile lies inside
 // it (no copy, no stack buffer), and only the tiles that touch the border

@@ -77,7 +77,6 @@ func.func private @conv_i8_12_channels_dispatch(%x: tensor<1x18x18x12xi8>, %w: t
 
 // -----
 
-
 // CHECK-LABEL: llvm.func @matmul_i8_dispatch(
 // CHECK-COUNT-32: llvm.sext %{{[0-9]+}} : vector<16xi8> to vector<16xi32>
 // CHECK-NOT:     llvm.sext

@@ -1,5 +1,5 @@
 // Proves the broadcast epilogue of a cheap root (Strategy.cpp,
-// TileAndVectorize.cpp): the squeeze-excite gate x * sigmoid(conv1x1(se))
+// Tile.cpp): the squeeze-excite gate x * sigmoid(conv1x1(se))
 // of one dispatch (fusion's cheap-root-broadcast rule) splits into
 // workgroups along C only, the dims the gate shares with the convolution
 // (240 / 8 = 30 channels each); each workgroup runs the 10 -> 30 channel

@@ -1,4 +1,4 @@
-// Proves expandReshapesIntoContraction (TileAndVectorize.cpp): a dispatch
+// Proves expandReshapesIntoContraction (jitrun-codegen-prepare-contractions): a dispatch
 // of matmul + bias + split into heads (tensor.expand_shape) + per-head
 // transpose (fusion's consumerThroughExpand) tiles as one. The reshape is
 // propagated up into the contraction (generalized), so the transpose's

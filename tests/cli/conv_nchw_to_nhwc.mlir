@@ -1,0 +1,123 @@
+// The other runs of this input: tests/fusion/conv_nchw_to_nhwc.mlir, tests/pipeline/conv_nchw_to_nhwc.mlir.
+// NCHW convolutions (torch-mlir's layout) are computed in NHWC
+// (jitrun-fusion-convolution-layouts, ConvNchwToNhwc): the image is
+// transposed to NHWC (its constant pad moved after the transpose), the
+// filter to HWCF, and the result back to NCHW through a transpose marked
+// jitrun.back_to_nchw. That transpose sinks below the elementwise ops that
+// read it (bias, relu, a residual add), which then run in NHWC, until it
+// meets the next convolution's transpose to NHWC and both fold away. NCHW
+// pooling of a convolution's result pools in NHWC; a depthwise convolution
+// becomes an NHWC one; a transpose that only moves unit dimensions (a
+// one-channel image) is a reshape.
+//
+// Checked: the layout pass alone (prefix LAYOUT); import and fusion (DISPATCH), where a chain
+// of two convolutions keeps one transpose in (its own dispatch) and one
+// transpose back (joined to the last convolution's dispatch); and (VALUES) each
+// function against --reference.
+//
+// RUN: %jitrun %s --function=chain --input=1x8x9x7xf32 --input=16x8x3x3xf32 --input=16xf32 --input=16x16x3x3xf32 --reference --output=@%t.chain.npy
+// RUN: %jitrun %s --function=chain --input=1x8x9x7xf32 --input=16x8x3x3xf32 --input=16xf32 --input=16x16x3x3xf32 --threads=2 --expected_output=@%t.chain.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %jitrun %s --function=chain --input=1x8x9x7xf32 --input=16x8x3x3xf32 --input=16xf32 --input=16x16x3x3xf32 --force-avx2 --expected_output=@%t.chain.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %jitrun %s --function=residual_pool --input=1x16x10x10xf32 --input=16x16x3x3xf32 --reference --output=@%t.pool.npy
+// RUN: %jitrun %s --function=residual_pool --input=1x16x10x10xf32 --input=16x16x3x3xf32 --threads=2 --expected_output=@%t.pool.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %jitrun %s --function=residual_pool --input=1x16x10x10xf32 --input=16x16x3x3xf32 --force-avx2 --expected_output=@%t.pool.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %jitrun %s --function=depthwise --input=1x24x13x11xf32 --input=24x3x3xf32 --reference --output=@%t.dw.npy
+// RUN: %jitrun %s --function=depthwise --input=1x24x13x11xf32 --input=24x3x3xf32 --expected_output=@%t.dw.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %jitrun %s --function=one_channel --input=1x1x12x12xf32 --input=8x1x3x3xf32 --reference --output=@%t.one.npy
+// RUN: %jitrun %s --function=one_channel --input=1x1x12x12xf32 --input=8x1x3x3xf32 --expected_output=@%t.one.npy | FileCheck %s --check-prefix=VALUES
+// VALUES: result[0]: matches the expected output
+
+// The bias and relu run in NHWC, the bias read along the channels.
+
+// The filters are arguments here, so their transposes to HWCF are
+// dispatches of their own (dispatch_1 and dispatch_3); constant filters are
+// transposed at compile time (resource_transpose.mlir).
+func.func @chain(%x: tensor<1x8x9x7xf32>, %w1: tensor<16x8x3x3xf32>, %b: tensor<16xf32>, %w2: tensor<16x16x3x3xf32>) -> tensor<1x16x9x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %xp = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x9x7xf32> to tensor<1x8x11x9xf32>
+  %e = tensor.empty() : tensor<1x16x9x7xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x9x7xf32>) -> tensor<1x16x9x7xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%xp, %w1 : tensor<1x8x11x9xf32>, tensor<16x8x3x3xf32>) outs(%f : tensor<1x16x9x7xf32>) -> tensor<1x16x9x7xf32>
+  %biased = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                            iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c1, %b : tensor<1x16x9x7xf32>, tensor<16xf32>) outs(%e : tensor<1x16x9x7xf32>) {
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %s = arith.addf %v, %bias : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16x9x7xf32>
+  // torch-mlir reads the unit batch through a constant 0.
+  %relu = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (0, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                          iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%biased : tensor<1x16x9x7xf32>) outs(%e : tensor<1x16x9x7xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.maximumf %v, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x16x9x7xf32>
+  %rp = tensor.pad %relu low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x9x7xf32> to tensor<1x16x11x9xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%rp, %w2 : tensor<1x16x11x9xf32>, tensor<16x16x3x3xf32>) outs(%f : tensor<1x16x9x7xf32>) -> tensor<1x16x9x7xf32>
+  return %c2 : tensor<1x16x9x7xf32>
+}
+
+// A residual add of the block's NCHW input reads it through a permuted map
+// in NHWC; max pooling of the sum (its -inf pad included) pools in NHWC and
+// only the pooled result goes back to NCHW.
+func.func @residual_pool(%x: tensor<1x16x10x10xf32>, %w: tensor<16x16x3x3xf32>) -> tensor<1x16x5x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %xp = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x10x10xf32> to tensor<1x16x12x12xf32>
+  %e = tensor.empty() : tensor<1x16x10x10xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x10x10xf32>) -> tensor<1x16x10x10xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%xp, %w : tensor<1x16x12x12xf32>, tensor<16x16x3x3xf32>) outs(%f : tensor<1x16x10x10xf32>) -> tensor<1x16x10x10xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %x : tensor<1x16x10x10xf32>, tensor<1x16x10x10xf32>) outs(%e : tensor<1x16x10x10xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16x10x10xf32>
+  %sp = tensor.pad %sum low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x16x10x10xf32> to tensor<1x16x12x12xf32>
+  %pe = tensor.empty() : tensor<1x16x5x5xf32>
+  %pf = linalg.fill ins(%ninf : f32) outs(%pe : tensor<1x16x5x5xf32>) -> tensor<1x16x5x5xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %p = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+       ins(%sp, %win : tensor<1x16x12x12xf32>, tensor<3x3xf32>) outs(%pf : tensor<1x16x5x5xf32>) -> tensor<1x16x5x5xf32>
+  return %p : tensor<1x16x5x5xf32>
+}
+
+func.func @depthwise(%x: tensor<1x24x13x11xf32>, %w: tensor<24x3x3xf32>) -> tensor<1x24x7x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %xp = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x24x13x11xf32> to tensor<1x24x15x13xf32>
+  %e = tensor.empty() : tensor<1x24x7x6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x24x7x6xf32>) -> tensor<1x24x7x6xf32>
+  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+       ins(%xp, %w : tensor<1x24x15x13xf32>, tensor<24x3x3xf32>) outs(%f : tensor<1x24x7x6xf32>) -> tensor<1x24x7x6xf32>
+  return %c : tensor<1x24x7x6xf32>
+}
+
+// One channel: NCHW to NHWC moves a unit dimension only, a reshape.
+func.func @one_channel(%x: tensor<1x1x12x12xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<1x8x10x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x10x10xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x10x10xf32>) -> tensor<1x8x10x10xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w : tensor<1x1x12x12xf32>, tensor<8x1x3x3xf32>) outs(%f : tensor<1x8x10x10xf32>) -> tensor<1x8x10x10xf32>
+  return %c : tensor<1x8x10x10xf32>
+}

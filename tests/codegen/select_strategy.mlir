@@ -1,0 +1,90 @@
+// jitrun-codegen-select-strategy alone: the tile strategy of each dispatch,
+// written on its root (the op stored into the first output buffer) as
+// `jitrun.lowering_config`, for AVX-512 and for AVX2; a config already there
+// is an override and stays as written.
+// RUN: %jit-opt %s --split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(jitrun-codegen-select-strategy))' | FileCheck %s
+// RUN: %jit-opt %s --split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(jitrun-codegen-select-strategy{vector-bits=256}))' \
+// RUN:   | FileCheck %s --check-prefix=AVX2
+
+// A 64x96 * 96x80 matmul: workgroups and vector tiles of 8 rows by 32
+// columns on AVX-512 (two registers of 16 lanes); on AVX2 the same
+// workgroups hold two vector tiles of 8 by 16. K is tiled by 1 (one rank-1
+// update of the register tile per step). The fill is not the root.
+// CHECK-LABEL: func.func private @matmul
+// CHECK:       linalg.fill ins
+// CHECK-NOT:   lowering_config
+// CHECK:       linalg.matmul {jitrun.lowering_config = {cache = array<i64>, reduction = array<i64: 0, 0, 1>, scheme = "contraction", vector = array<i64: 8, 32, 0>, workgroup = array<i64: 8, 32, 0>}}
+// AVX2-LABEL:  func.func private @matmul
+// AVX2:        linalg.matmul {jitrun.lowering_config = {cache = array<i64>, reduction = array<i64: 0, 0, 1>, scheme = "contraction", vector = array<i64: 8, 16, 0>, workgroup = array<i64: 8, 32, 0>}}
+func.func private @matmul(%arg0: memref<64x96xf32>, %arg1: memref<96x80xf32>, %arg2: memref<64x80xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %a = bufferization.to_tensor %arg0 restrict : memref<64x96xf32> to tensor<64x96xf32>
+  %b = bufferization.to_tensor %arg1 restrict : memref<96x80xf32> to tensor<96x80xf32>
+  %zero = arith.constant 0.0 : f32
+  %out = bufferization.to_tensor %arg2 restrict writable : memref<64x80xf32> to tensor<64x80xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x80xf32>) outs(%f : tensor<64x80xf32>) -> tensor<64x80xf32>
+  bufferization.materialize_in_destination %m in restrict writable %arg2 : (tensor<64x80xf32>, memref<64x80xf32>) -> ()
+  return
+}
+
+// -----
+
+// A 3x3 convolution over 28x28 pixels of 64 -> 128 channels: workgroups of
+// 14 output columns, vector tiles of 7 pixels by 32 channels; taps and input
+// channels reduced one at a time.
+// CHECK-LABEL: func.func private @conv
+// CHECK:       linalg.conv_2d_nhwc_hwcf {{{.*}}jitrun.lowering_config = {cache = array<i64: 0, 0, 0, 0, 0, 0, 0>, reduction = array<i64: 0, 0, 0, 0, 1, 1, 1>, scheme = "convolution", vector = array<i64: 1, 1, 7, 32, 0, 0, 0>, workgroup = array<i64: 0, 1, 14, 0, 0, 0, 0>}
+func.func private @conv(%arg0: memref<1x30x30x64xf32>, %arg1: memref<3x3x64x128xf32>, %arg2: memref<1x28x28x128xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %i = bufferization.to_tensor %arg0 restrict : memref<1x30x30x64xf32> to tensor<1x30x30x64xf32>
+  %w = bufferization.to_tensor %arg1 restrict : memref<3x3x64x128xf32> to tensor<3x3x64x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %out = bufferization.to_tensor %arg2 restrict writable : memref<1x28x28x128xf32> to tensor<1x28x28x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%i, %w : tensor<1x30x30x64xf32>, tensor<3x3x64x128xf32>) outs(%f : tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32>
+  bufferization.materialize_in_destination %c in restrict writable %arg2 : (tensor<1x28x28x128xf32>, memref<1x28x28x128xf32>) -> ()
+  return
+}
+
+// -----
+
+// A row sum: the 16 rows in one vector tile, the 1000 columns reduced two
+// registers at a time (32 lanes, 16 on AVX2); too little work for workgroups.
+// CHECK-LABEL: func.func private @row_sum
+// CHECK:       linalg.reduce {{.*}} {jitrun.lowering_config = {cache = array<i64: 0, 0>, reduction = array<i64: 0, 32>, scheme = "reduction", vector = array<i64: 16, 0>, workgroup = array<i64: 0, 0>}}
+// AVX2-LABEL:  func.func private @row_sum
+// AVX2:        linalg.reduce {{.*}} {jitrun.lowering_config = {cache = array<i64: 0, 0>, reduction = array<i64: 0, 16>, scheme = "reduction", vector = array<i64: 16, 0>, workgroup = array<i64: 0, 0>}}
+func.func private @row_sum(%arg0: memref<16x1000xf32>, %arg1: memref<16xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %a = bufferization.to_tensor %arg0 restrict : memref<16x1000xf32> to tensor<16x1000xf32>
+  %zero = arith.constant 0.0 : f32
+  %out = bufferization.to_tensor %arg1 restrict writable : memref<16xf32> to tensor<16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<16xf32>) -> tensor<16xf32>
+  %s = linalg.reduce ins(%a : tensor<16x1000xf32>) outs(%f : tensor<16xf32>) dimensions = [1]
+    (%x: f32, %acc: f32) {
+      %y = arith.addf %x, %acc : f32
+      linalg.yield %y : f32
+    }
+  bufferization.materialize_in_destination %s in restrict writable %arg1 : (tensor<16xf32>, memref<16xf32>) -> ()
+  return
+}
+
+// -----
+
+// An override: kept as written, on AVX-512 and AVX2 alike.
+// CHECK-LABEL: func.func private @overridden
+// CHECK:       linalg.matmul {jitrun.lowering_config = {cache = array<i64>, vector = array<i64: 4, 16, 0>, workgroup = array<i64: 16, 0, 0>}}
+// AVX2-LABEL:  func.func private @overridden
+// AVX2:        linalg.matmul {jitrun.lowering_config = {cache = array<i64>, vector = array<i64: 4, 16, 0>, workgroup = array<i64: 16, 0, 0>}}
+func.func private @overridden(%arg0: memref<64x96xf32>, %arg1: memref<96x80xf32>, %arg2: memref<64x80xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %a = bufferization.to_tensor %arg0 restrict : memref<64x96xf32> to tensor<64x96xf32>
+  %b = bufferization.to_tensor %arg1 restrict : memref<96x80xf32> to tensor<96x80xf32>
+  %zero = arith.constant 0.0 : f32
+  %out = bufferization.to_tensor %arg2 restrict writable : memref<64x80xf32> to tensor<64x80xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %m = linalg.matmul {jitrun.lowering_config = {workgroup = array<i64: 16, 0, 0>, cache = array<i64>, vector = array<i64: 4, 16, 0>}}
+      ins(%a, %b : tensor<64x96xf32>, tensor<96x80xf32>) outs(%f : tensor<64x80xf32>) -> tensor<64x80xf32>
+  bufferization.materialize_in_destination %m in restrict writable %arg2 : (tensor<64x80xf32>, memref<64x80xf32>) -> ()
+  return
+}

@@ -1,0 +1,2 @@
+// RUN: %jit-opt %s \
+// RUN:   --jitrun-codegen-pipeline

@@ -1,0 +1,1 @@
+// RUN: %jit-opt %s --pass-pipeline='builtin.module(func.func(jitrun-codegen-tile))'

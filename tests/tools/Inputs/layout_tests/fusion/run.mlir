@@ -1,0 +1,1 @@
+// RUN: %jitrun %s --input=2xf32
