@@ -12,8 +12,9 @@ see MLIR at all, not even through a contract header:
     codegen   -> codegen, contract
     compiler  -> compiler, fusion, codegen, contract, runtime, support
     api       -> api, compiler, runtime, contract, support
+    testing   -> testing, support   (oneDNN references and benchmark peers)
     tools     -> api, support; jit-opt and modelgen, MLIR tools, also
-                 fusion, codegen and contract
+                 fusion, codegen and contract; bench/ also testing
 
 No C++ source file is longer than 1000 lines. The lit tests of a folder of
 passes (tests/fusion, tests/codegen) run one pass each, so that a failing test
@@ -40,11 +41,14 @@ ALLOWED = {
     "codegen": {"codegen", "contract"},
     "compiler": {"compiler", "fusion", "codegen", "contract", "runtime", "support"},
     "api": {"api", "compiler", "runtime", "contract", "support"},
+    "testing": {"testing", "support"},
     "tools": {"api", "support", "tools"},
 }
 # Tools that are MLIR pass drivers or model generators, not users of the API.
 MLIR_TOOLS = ("tools/jit-opt.cpp", "tools/modelgen/")
-NO_MLIR = {"support", "runtime"}
+# The benchmark compares jitrun with the oneDNN primitives of testing/.
+BENCH = "tools/bench/"
+NO_MLIR = {"support", "runtime", "testing"}
 SOURCES = (".cpp", ".h", ".hpp", ".c")
 PASS_TEST_FOLDERS = ("tests/fusion", "tests/codegen")
 INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^">]+)[">]')
@@ -80,7 +84,8 @@ def main():
                 elif folder in NO_MLIR and top == "contract" and inc not in MLIR_FREE_CONTRACT:
                     problems.append(where + " (a contract header with MLIR)")
                 elif top not in allowed and not (
-                        mlir_tool and top in ("fusion", "codegen", "contract")):
+                        mlir_tool and top in ("fusion", "codegen", "contract")) and not (
+                        path.startswith(BENCH) and top == "testing"):
                     problems.append(where + " (%s may include only %s)" %
                                     (folder, ", ".join(sorted(allowed))))
     for folder in PASS_TEST_FOLDERS:

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Harness.h"
-#include "OneDnnRef.h"
+#include "testing/OneDnn.h"
 
 #include <catch2/catch.hpp>
 
@@ -17,6 +17,7 @@
 
 using namespace jitrun;
 using namespace jitrun::e2e;
+namespace onednn = jitrun::testing::onednn;
 using onednn::ConvLayout;
 using onednn::Window2D;
 

@@ -18,7 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Harness.h"
-#include "OneDnnRef.h"
+#include "testing/OneDnn.h"
 
 #include <catch2/catch.hpp>
 
@@ -26,6 +26,7 @@
 
 using namespace jitrun;
 using namespace jitrun::e2e;
+namespace onednn = jitrun::testing::onednn;
 
 namespace {
 

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Harness.h"
-#include "OneDnnRef.h"
+#include "testing/OneDnn.h"
 
 #include <catch2/catch.hpp>
 
@@ -16,6 +16,7 @@
 
 using namespace jitrun;
 using namespace jitrun::e2e;
+namespace onednn = jitrun::testing::onednn;
 
 namespace {
 
