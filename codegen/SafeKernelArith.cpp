@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Passes.h"
+#include "contract/Location.h"
 
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/IR/Matchers.h"
@@ -89,21 +90,6 @@ static bool dependsOnData(Value v) {
       work.push_back(operand);
   }
   return false;
-}
-
-/// `file:line:col` of the first file location inside `loc`, or "".
-static std::string sourcePosition(Location loc) {
-  std::string out;
-  loc->walk([&](Location l) {
-    if (auto f = dyn_cast<FileLineColLoc>(l)) {
-      out = (f.getFilename().getValue() + ":" + llvm::Twine(f.getLine()) + ":" +
-             llvm::Twine(f.getColumn()))
-                .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return out;
 }
 
 /// Clamps each index of `op` that depends on data into [0, dim - 1]; each

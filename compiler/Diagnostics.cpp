@@ -9,18 +9,6 @@ using namespace mlir;
 
 namespace jitrun {
 
-std::optional<FileLineColLoc> firstFileLocation(Location loc) {
-  std::optional<FileLineColLoc> found;
-  loc->walk([&](Location l) {
-    if (auto f = dyn_cast<FileLineColLoc>(l)) {
-      found = f;
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return found;
-}
-
 static llvm::StringRef severityName(DiagnosticSeverity s) {
   switch (s) {
   case DiagnosticSeverity::Error:

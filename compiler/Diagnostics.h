@@ -3,6 +3,8 @@
 #ifndef JITRUN_COMPILER_DIAGNOSTICS_H
 #define JITRUN_COMPILER_DIAGNOSTICS_H
 
+#include "contract/Location.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 
@@ -10,9 +12,6 @@
 #include <string>
 
 namespace jitrun {
-
-/// The first file location inside `loc`, if any.
-std::optional<mlir::FileLineColLoc> firstFileLocation(mlir::Location loc);
 
 /// `file:line:col: error: message` (without a location: `message` for an
 /// error, `warning: message` and so on otherwise), then its notes, one per

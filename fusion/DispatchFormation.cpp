@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "contract/Location.h"
 #include "fusion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -292,17 +293,8 @@ static LogicalResult outline(func::FuncOp host, ArrayRef<Operation *> group,
 
 /// "file:line:col" of `loc`, looking inside names, call sites and fusions.
 static std::string formatLoc(Location loc) {
-  std::string out = "unknown";
-  loc->walk([&](Location inner) {
-    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
-      out = (file.getFilename().getValue() + ":" + llvm::Twine(file.getLine()) +
-             ":" + llvm::Twine(file.getColumn()))
-                .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return out;
+  std::string at = sourcePosition(loc);
+  return at.empty() ? "unknown" : at;
 }
 
 /// Looks through reshapes and casts to the op that computes `v`.
