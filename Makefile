@@ -54,6 +54,16 @@ api-latency: build
 fusion-table: build
 	python3 scripts/fusion_table.py
 
+# `make onnx-conformance`: jitrun on Debian's ONNX backend test data; rewrites
+# docs/onnx_conformance.md (pass / fail / unsupported / error per test).
+# `make onnx-conformance-check`: fails if a test the table marks pass fails
+# (also a ctest entry, so make test runs it).
+.PHONY: onnx-conformance onnx-conformance-check
+onnx-conformance: build
+	/usr/bin/python3 scripts/onnx_conformance.py --write docs/onnx_conformance.md
+onnx-conformance-check: build
+	/usr/bin/python3 scripts/onnx_conformance.py --check docs/onnx_conformance.md
+
 # `make zoo-bench`: every zoo model at full size: dispatches, roots, compile
 # time, latency at 1 and 2 threads (a benchmark; RUNS=N runs per figure).
 .PHONY: zoo-bench

@@ -12,6 +12,7 @@
 
 #include "codegen/Passes.h"
 #include "fusion/Passes.h"
+#include "onnx/Import.h"
 #include "support/Files.h"
 
 #include "mlir/IR/AsmState.h"
@@ -275,6 +276,11 @@ static llvm::Error checkSupported(func::FuncOp entry, Compilation &impl) {
   return result;
 }
 
+/// An ONNX model: named .onnx, or binary that starts as a ModelProto.
+static bool isOnnx(llvm::StringRef bytes, llvm::StringRef name) {
+  return name.ends_with(".onnx") || looksLikeOnnx(bytes);
+}
+
 llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   auto start = std::chrono::steady_clock::now();
   if (bytes.empty())
@@ -297,8 +303,14 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
         parseErrors += formatDiagnostic(diag);
       return success();
     });
-    ParserConfig config(context());
-    module = parseSourceFile<ModuleOp>(sourceMgr, config);
+    if (isOnnx(bytes, name)) {
+      OnnxImportOptions onnxOptions;
+      onnxOptions.inputShapes = options.inputShapes;
+      module = importOnnx(*context(), bytes, name, onnxOptions);
+    } else {
+      ParserConfig config(context());
+      module = parseSourceFile<ModuleOp>(sourceMgr, config);
+    }
   }
   if (!module) {
     if (parseErrors.empty())
@@ -485,7 +497,7 @@ static bool runOnLargeStack(llvm::function_ref<void()> fn) {
 llvm::Expected<std::unique_ptr<CompiledProgram>>
 compileModel(llvm::StringRef bytes, llvm::StringRef name, const CompileOptions &options) {
   bool bytecode = bytes.starts_with("ML\xefR");
-  if (!bytecode) {
+  if (!bytecode && !isOnnx(bytes, name)) {
     std::string where = excessiveNesting(bytes);
     if (!where.empty())
       return makeError(ErrorCode::InvalidArgument,

@@ -12,6 +12,7 @@
 
 #include "codegen/Passes.h"
 #include "fusion/Passes.h"
+#include "onnx/Import.h"
 #include "support/Files.h"
 
 #include "mlir/IR/AsmState.h"
@@ -296,15 +297,19 @@ llvm::Error HostLowering::run(func::FuncOp entry) {
                        llvm::Twine(arg.getArgNumber()) +
                        " has a type jitrun cannot run yet: it needs a statically "
                        "shaped tensor of f32, f64, f16, bf16 or integers");
+    if (auto name = entry.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kTensorNameAttrName))
+      spec->name = name.str();
     p.inputSpecs.push_back(*spec);
     bufferOf[arg] = p.addBuffer(Buffer{BufferKind::Input, arg.getArgNumber(),
                                        specBytes(*spec), nullptr});
   }
-  for (Type t : entry.getFunctionType().getResults()) {
+  for (auto [i, t] : llvm::enumerate(entry.getFunctionType().getResults())) {
     std::optional<TensorSpec> spec = specOf(t);
     if (!spec)
       return compileError("entry function '" + entry.getSymName() +
                        "' returns a type jitrun cannot run yet");
+    if (auto name = entry.getResultAttrOfType<StringAttr>(i, kTensorNameAttrName))
+      spec->name = name.str();
     p.outputSpecs.push_back(*spec);
   }
 

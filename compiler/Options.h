@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mlir {
 class PassManager;
@@ -19,6 +21,8 @@ namespace jitrun {
 struct CompileOptions {
   /// Entry point; empty picks the only public function, else @main.
   std::string function;
+  /// Static shapes for model inputs with symbolic dims (ONNX), by name.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> inputShapes;
   FusionMode fusion = FusionMode::Default;
   /// The slow, simple reference path: no fusion, no tiling, no vectors.
   bool reference = false;

@@ -56,7 +56,7 @@ def main():
                            check=True)
         _, err, _ = run([jitrun, path])
         m = re.search(r"inputs \(([^)]*)\)", err)
-        specs = m.group(1).split() if m else []
+        specs = [s.rsplit(": ", 1)[-1] for s in m.group(1).split(", ")] if m else []
         inputs = ["--input=" + s for s in specs]
         outputs = []
         rc, text, ref_s = run([jitrun, path, "--reference"] + inputs + [

@@ -10,11 +10,12 @@ see MLIR at all, not even through a contract header:
     runtime   -> runtime, support, the MLIR-free contract  (no MLIR)
     fusion    -> fusion, contract
     codegen   -> codegen, contract
-    compiler  -> compiler, fusion, codegen, contract, runtime, support
+    onnx      -> onnx                     (the ONNX importer: MLIR and protobuf only)
+    compiler  -> compiler, onnx, fusion, codegen, contract, runtime, support
     api       -> api, compiler, runtime, contract, support
     testing   -> testing, support   (oneDNN references and benchmark peers)
     tools     -> api, support; jit-opt and modelgen, MLIR tools, also
-                 fusion, codegen and contract; bench/ also testing
+                 fusion, codegen, contract and onnx; bench/ also testing
 
 No C++ source file is longer than 1000 lines. The lit tests of a folder of
 passes (tests/fusion, tests/codegen) run one pass each, so that a failing test
@@ -39,7 +40,8 @@ ALLOWED = {
     "runtime": {"runtime", "support", "contract"},
     "fusion": {"fusion", "contract"},
     "codegen": {"codegen", "contract"},
-    "compiler": {"compiler", "fusion", "codegen", "contract", "runtime", "support"},
+    "onnx": {"onnx"},
+    "compiler": {"compiler", "onnx", "fusion", "codegen", "contract", "runtime", "support"},
     "api": {"api", "compiler", "runtime", "contract", "support"},
     "testing": {"testing", "support"},
     "tools": {"api", "support", "tools"},
@@ -84,7 +86,7 @@ def main():
                 elif folder in NO_MLIR and top == "contract" and inc not in MLIR_FREE_CONTRACT:
                     problems.append(where + " (a contract header with MLIR)")
                 elif top not in allowed and not (
-                        mlir_tool and top in ("fusion", "codegen", "contract")) and not (
+                        mlir_tool and top in ("fusion", "codegen", "contract", "onnx")) and not (
                         path.startswith(BENCH) and top == "testing"):
                     problems.append(where + " (%s may include only %s)" %
                                     (folder, ", ".join(sorted(allowed))))

@@ -46,7 +46,7 @@ def input_flags(path):
     m = re.search(r"inputs \(([^)]*)\)", res.stderr)
     if not m:
         return []
-    return ["--input=" + t for t in m.group(1).split()]
+    return ["--input=" + s.rsplit(": ", 1)[-1] for s in m.group(1).split(", ")]
 
 
 def stats(path, flags, fusion):

@@ -5,7 +5,9 @@
 # (make test-sanitize, make fuzz); the plain command never needs clang.
 set -euo pipefail
 PKGS=(cmake ninja-build ccache g++ python3 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-      libdnnl-dev libxtensor-dev libxsimd-dev xtl-dev catch2 graphviz)
+      libdnnl-dev libxtensor-dev libxsimd-dev xtl-dev catch2 graphviz
+      libonnx-dev libonnx-testdata libprotobuf-dev python3-numpy python3-onnx
+      python3-torch python3-torchvision)
 case "${1:-}" in
   "") ;;
   sanitize) PKGS+=(clang-22 libclang-rt-22-dev) ;;

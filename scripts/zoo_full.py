@@ -39,7 +39,7 @@ def main():
                            check=True)
         rc, _, err = jitrun(path)
         m = re.search(r"inputs \(([^)]*)\)", err)
-        inputs = ["--input=" + t for t in m.group(1).split()] if m else []
+        inputs = ["--input=" + s.rsplit(": ", 1)[-1] for s in m.group(1).split(", ")] if m else []
         cells, stats = [], {}
         for fusion in ("default", "aggressive"):
             rc, out, err = jitrun(path, "--fusion=" + fusion, "--dump-statistics=json",

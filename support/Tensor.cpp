@@ -475,6 +475,10 @@ llvm::Error jitrun::compareTensors(const HostTensor &actual,
   return llvm::createStringError(llvm::inconvertibleErrorCode(), os.str());
 }
 
+std::string TensorSpec::described() const {
+  return name.empty() ? str() : name + ": " + str();
+}
+
 std::string TensorSpec::str() const {
   std::string s;
   for (int64_t d : shape)

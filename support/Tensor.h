@@ -155,7 +155,13 @@ llvm::Error compareTensors(const HostTensor &actual,
 struct TensorSpec {
   ElementType type;
   std::vector<int64_t> shape;
+  /// The model's name for the tensor (an ONNX input or output name, or the
+  /// `jitrun.name` attribute of an MLIR argument or result); may be empty.
+  std::string name = {};
+  /// `1x3x224x224xf32`.
   std::string str() const;
+  /// `NAME: 1x3x224x224xf32`, or str() without a name.
+  std::string described() const;
 };
 
 } // namespace jitrun

@@ -17,6 +17,9 @@ config.substitutions.append(("%models", os.path.join(config.jitrun_obj_root, "mo
 config.substitutions.append(("%zoo", os.path.join(config.jitrun_obj_root, "zoo")))
 config.substitutions.append(("%modelgen", os.path.join(tools, "modelgen")))
 config.substitutions.append(("%shared", config.shared_dir))
+# Debian's python3, with python3-onnx, python3-numpy and python3-torch.
+config.substitutions.append(("%debian-python", "/usr/bin/python3"))
+config.substitutions.append(("%onnx-testdata", "/usr/share/libonnx-testdata/data"))
 config.substitutions.append(("%scripts", os.path.join(os.path.dirname(config.test_source_root), "scripts")))
 config.environment["PATH"] = os.pathsep.join(
     [tools, config.llvm_tools_dir, config.environment.get("PATH", "")])

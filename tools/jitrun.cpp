@@ -32,13 +32,16 @@ using namespace llvm;
 
 namespace {
 cl::OptionCategory category("jitrun options");
-cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.mlirbc|model.mlir>"),
+cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.mlirbc|model.mlir|model.onnx>"),
                                cl::Required, cl::cat(category));
 cl::opt<std::string> function("function", cl::desc("Entry point (default: the only public function, else @main)"),
                               cl::cat(category));
 cl::list<std::string> inputs("input",
                              cl::desc("An input: 2x3xf32=1,2,3,4,5,6, 2x3xf32=1 (fill), 2x3xf32 (seeded random) or @file.npy; one per argument"),
                              cl::cat(category));
+cl::list<std::string> inputShapes("input-shape",
+                                  cl::desc("A static shape for a model input with symbolic dims: NAME:1x3x224x224 (ONNX)"),
+                                  cl::cat(category));
 cl::list<std::string> outputs("output", cl::desc("Write the matching result: @file.npy (one per result)"),
                               cl::cat(category));
 cl::list<std::string> expectedOutputs("expected_output",
@@ -287,7 +290,7 @@ static int run(int argc, char **argv) {
   // --help shows jitrun's flags; LLVM's and MLIR's (--mlir-print-ir-after-all,
   // --mlir-timing, ...) still parse, and --help-hidden lists them.
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv, "jitrun: compile an MLIR model for this CPU and run it\n");
+  cl::ParseCommandLineOptions(argc, argv, "jitrun: compile an MLIR or ONNX model for this CPU and run it\n");
 
   if (!dumpStatistics.empty() && dumpStatistics != "json" && dumpStatistics != "csv" &&
       dumpStatistics != "pretty")
@@ -308,6 +311,27 @@ static int run(int argc, char **argv) {
 
   jitrun::CompileOptions options;
   options.function = function;
+  for (const std::string &spec : inputShapes) {
+    // NAME:DIMS, split at the last ':' (ONNX names may hold ':').
+    size_t colon = spec.rfind(':');
+    std::vector<int64_t> dims;
+    bool ok = colon != std::string::npos && colon > 0 && colon + 1 < spec.size();
+    if (ok) {
+      SmallVector<StringRef> parts;
+      StringRef(spec).substr(colon + 1).split(parts, 'x');
+      for (StringRef p : parts) {
+        int64_t d;
+        if (p.getAsInteger(10, d) || d < 0) {
+          ok = false;
+          break;
+        }
+        dims.push_back(d);
+      }
+    }
+    if (!ok)
+      return fail("--input-shape must be NAME:DIMS (e.g. input:1x3x224x224), not '" + spec + "'");
+    options.inputShapes.emplace_back(spec.substr(0, colon), std::move(dims));
+  }
   options.fusion = *fusionMode;
   options.reference = reference;
   options.forceAvx2 = forceAvx2;
@@ -348,7 +372,7 @@ static int run(int argc, char **argv) {
   if (inputTensors.size() != specs.size()) {
     std::string want;
     for (const auto &s : specs)
-      want += " " + s.str();
+      want += (want.empty() ? "" : ", ") + s.described();
     return fail("expected " + Twine(specs.size()) + " inputs (" + StringRef(want).trim() +
                 "), got " + Twine(inputTensors.size()) + " --input flags");
   }

@@ -1,0 +1,140 @@
+//===- Importer.h - the ONNX importer's state and builders ------*- C++ -*-===//
+//
+// Internal to onnx/: the graph walk (Importer.cpp) keeps each ONNX value as
+// an MLIR value with a static shape; the op importers (Elementwise.cpp,
+// NeuralNet.cpp, ShapeOps.cpp) read their node's inputs and attributes
+// through it and build linalg, tensor, arith and math ops with its helpers.
+// Small constant values (shape vectors, indices) are also kept on the host
+// (`Lit`) so that shape subgraphs fold at import.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JITRUN_ONNX_IMPORTER_H
+#define JITRUN_ONNX_IMPORTER_H
+
+#include "onnx/Import.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jitrun {
+namespace onnximport {
+
+using Shape = llvm::SmallVector<int64_t>;
+
+/// A small constant on the host: shape vectors, indices, scalars. Values are
+/// doubles (exact for the integers shapes hold).
+struct Lit {
+  Shape shape;
+  mlir::Type elementType;
+  std::vector<double> values;
+  int64_t numElements() const { return static_cast<int64_t>(values.size()); }
+};
+
+/// Constants up to this many elements are folded at import.
+constexpr int64_t kFoldLimit = 1 << 16;
+
+/// Computes one element of an elementwise op from its operands' elements.
+using ScalarFn = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
+/// The same on host values, for folding.
+using FoldFn = std::function<double(llvm::ArrayRef<double>)>;
+
+class Importer {
+public:
+  Importer(mlir::MLIRContext &context, llvm::StringRef fileName, const OnnxImportOptions &options);
+  mlir::OwningOpRef<mlir::ModuleOp> run(const onnx::ModelProto &model);
+
+  mlir::MLIRContext *context;
+  mlir::OpBuilder b;
+  mlir::Location loc;
+  /// The node being imported and its domain's opset.
+  const onnx::NodeProto *node = nullptr;
+  int64_t opset = 0;
+
+  // --- the node's inputs ---
+  bool hasInput(int i) const;
+  mlir::Value in(int i) const;
+  static mlir::RankedTensorType typeOf(mlir::Value v);
+  static Shape shapeOf(mlir::Value v);
+  /// The host value of `v` if it is a constant of at most kFoldLimit elements.
+  std::optional<Lit> lit(mlir::Value v) const;
+  /// The integers of constant input `i` (a shape, axes, pads); failure with an
+  /// error when it is not a constant.
+  mlir::FailureOr<std::vector<int64_t>> constInts(int i, llvm::StringRef what);
+
+  // --- the node's attributes ---
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t attrInt(llvm::StringRef name, int64_t otherwise) const;
+  float attrFloat(llvm::StringRef name, float otherwise) const;
+  std::string attrString(llvm::StringRef name, llvm::StringRef otherwise) const;
+  std::vector<int64_t> attrInts(llvm::StringRef name) const;
+
+  /// Reports an error at the node and returns failure.
+  mlir::LogicalResult fail(const llvm::Twine &message);
+
+  // --- builders ---
+  mlir::Value constant(const Lit &lit);
+  mlir::Value constant(mlir::DenseElementsAttr attr);
+  mlir::Value scalarConstant(mlir::Type elementType, double value);
+  mlir::Value empty(llvm::ArrayRef<int64_t> shape, mlir::Type elementType);
+  mlir::Value filled(llvm::ArrayRef<int64_t> shape, mlir::Type elementType, double value);
+  /// NumPy-broadcast elementwise op: the result has the broadcast shape and
+  /// `resultType` elements; folded when every input is a small constant and
+  /// `fold` is given. Failure (with an error) if the shapes do not broadcast.
+  mlir::FailureOr<mlir::Value> elementwise(llvm::ArrayRef<mlir::Value> inputs,
+                                           mlir::Type resultType, const ScalarFn &body,
+                                           const FoldFn &fold = nullptr);
+  /// `v` (static) in `shape` with the same number of elements.
+  mlir::Value reshape(mlir::Value v, llvm::ArrayRef<int64_t> shape);
+  /// `v` with its dims permuted: result dim i is source dim perm[i].
+  mlir::Value transpose(mlir::Value v, llvm::ArrayRef<int64_t> perm);
+  /// Reduces the `axes` of `v` with `combine`, starting from `init`; keeps
+  /// them as 1s when `keepDims`.
+  mlir::Value reduce(mlir::Value v, llvm::ArrayRef<int64_t> axes, bool keepDims, double init,
+                     const ScalarFn &combine);
+  /// A value converted to `elementType` (float <-> int, widths).
+  static mlir::Value convert(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                             mlir::Type elementType);
+
+private:
+  llvm::StringRef fileName;
+  const OnnxImportOptions &options;
+  llvm::StringMap<mlir::Value> values;
+  llvm::SmallVector<mlir::Value> nodeInputs;
+  llvm::StringMap<int64_t> opsets;
+
+  mlir::LogicalResult importInitializer(const onnx::TensorProto &t);
+  mlir::LogicalResult importNode(const onnx::NodeProto &n, int index);
+};
+
+/// Converts a TensorProto to an attribute (raw_data or typed fields).
+mlir::FailureOr<mlir::DenseElementsAttr> tensorAttr(mlir::MLIRContext *context,
+                                                    const onnx::TensorProto &t,
+                                                    std::string &error);
+/// The MLIR element type of an ONNX TensorProto data type; null if none.
+mlir::Type elementTypeOf(mlir::MLIRContext *context, int onnxType);
+
+/// Imports the node's op into `results` (one per node output).
+using OpImporter = std::function<mlir::LogicalResult(Importer &, llvm::SmallVectorImpl<mlir::Value> &)>;
+using OpTable = llvm::StringMap<OpImporter>;
+void addElementwiseOps(OpTable &table);
+void addNeuralNetOps(OpTable &table);
+void addShapeOps(OpTable &table);
+
+/// Normalizes a possibly negative axis of a rank-`rank` tensor; -1 if out of range.
+int64_t normalizeAxis(int64_t axis, int64_t rank);
+
+} // namespace onnximport
+} // namespace jitrun
+
+#endif // JITRUN_ONNX_IMPORTER_H

@@ -1,0 +1,50 @@
+"""Writes small ONNX models for the importer's tests: make_onnx.py KIND OUT."""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def model(nodes, inputs, outputs, initializers=(), opset=14):
+    g = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(initializers))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+kind, out = sys.argv[1], sys.argv[2]
+if kind == "unsupported":
+    m = model([helper.make_node("Trilu", ["x"], ["y"], name="upper")], [f32("x", [4, 4])],
+              [f32("y", [4, 4])])
+elif kind == "symbolic":
+    w = numpy_helper.from_array(np.arange(12, dtype=np.float32).reshape(3, 4), "w")
+    m = model([helper.make_node("MatMul", ["tokens", "w"], ["y"], name="proj")],
+              [f32("tokens", ["batch", 3])], [f32("y", ["batch", 4])], [w])
+elif kind == "bad_initializer":
+    # helper.make_tensor checks the size; a hand-made TensorProto does not.
+    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[3, 4], raw_data=b"\0" * 7)
+    m = model([helper.make_node("Add", ["x", "w"], ["y"])], [f32("x", [3, 4])],
+              [f32("y", [3, 4])], [w])
+elif kind == "undefined_input":
+    m = model([helper.make_node("Relu", ["nowhere"], ["y"], name="r")], [f32("x", [2])],
+              [f32("y", [2])])
+elif kind == "shape_subgraph":
+    # What exporters write for x.view(x.size(0), -1): Shape, Gather, Unsqueeze,
+    # Concat, Reshape; folded at import to a static reshape.
+    c0 = numpy_helper.from_array(np.array(0, dtype=np.int64), "zero")
+    cm1 = numpy_helper.from_array(np.array([-1], dtype=np.int64), "minus_one")
+    ax = numpy_helper.from_array(np.array([0], dtype=np.int64), "axes")
+    m = model([
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+        helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+        helper.make_node("Concat", ["n1", "minus_one"], ["shape"], axis=0),
+        helper.make_node("Reshape", ["x", "shape"], ["flat"]),
+        helper.make_node("Relu", ["flat"], ["y"]),
+    ], [f32("x", [2, 3, 4])], [f32("y", [2, 12])], [c0, cm1, ax])
+else:
+    raise SystemExit("unknown kind " + kind)
+onnx.save(m, out)
