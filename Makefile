@@ -64,6 +64,13 @@ onnx-conformance: build
 onnx-conformance-check: build
 	/usr/bin/python3 scripts/onnx_conformance.py --check docs/onnx_conformance.md
 
+# `make onnx-models`: torchvision models exported to ONNX, jitrun vs PyTorch
+# (correctness, dispatches, compile time, latency at 1 and 2 threads side by
+# side); writes docs/onnx_models.md. A benchmark, not a test: it takes minutes.
+.PHONY: onnx-models
+onnx-models: build
+	/usr/bin/python3 scripts/onnx_models.py --bench --write docs/onnx_models.md
+
 # `make zoo-bench`: every zoo model at full size: dispatches, roots, compile
 # time, latency at 1 and 2 threads (a benchmark; RUNS=N runs per figure).
 .PHONY: zoo-bench

@@ -180,6 +180,7 @@ jitrun_status_t describe(const jitrun::TensorSpec &spec, jitrun_tensor_desc_t *o
   for (int64_t d : spec.shape)
     bytes *= static_cast<size_t>(d);
   out->byte_size = bytes;
+  out->name = spec.name.c_str();
   return nullptr;
 }
 

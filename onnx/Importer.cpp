@@ -278,6 +278,7 @@ static const OpTable &opTable() {
     addElementwiseOps(t);
     addNeuralNetOps(t);
     addShapeOps(t);
+    addResizeOps(t);
     return t;
   }();
   return table;

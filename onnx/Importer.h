@@ -130,6 +130,7 @@ using OpTable = llvm::StringMap<OpImporter>;
 void addElementwiseOps(OpTable &table);
 void addNeuralNetOps(OpTable &table);
 void addShapeOps(OpTable &table);
+void addResizeOps(OpTable &table);
 
 /// Normalizes a possibly negative axis of a rank-`rank` tensor; -1 if out of range.
 int64_t normalizeAxis(int64_t axis, int64_t rank);

@@ -745,9 +745,156 @@ LogicalResult reduceOp(Importer &im, SmallVectorImpl<Value> &results, ReduceKind
   return success();
 }
 
+/// ConvTranspose as a convolution: the input dilated by the stride (zeros
+/// between its elements), padded by the kernel's extent, convolved with the
+/// weights flipped and transposed; then the output window the pads select.
+LogicalResult convTranspose(Importer &im, SmallVectorImpl<Value> &results) {
+  if (!im.hasInput(0) || !im.hasInput(1))
+    return im.fail("ConvTranspose needs an input and weights");
+  Value x = im.in(0), wIn = im.in(1);
+  Shape xs = Importer::shapeOf(x), ws = Importer::shapeOf(wIn);
+  Type et = Importer::typeOf(x).getElementType();
+  if ((xs.size() != 4 && xs.size() != 3) || ws.size() != xs.size() || !et.isF32())
+    return im.fail("ConvTranspose: " + Twine(xs.size() - 2) +
+                   "-D or non-f32 transposed convolutions are not supported (1-D and 2-D f32 are)");
+  // 1-D: the 2-D one of height 1.
+  bool oneD = xs.size() == 3;
+  if (oneD) {
+    x = im.reshape(x, {xs[0], xs[1], 1, xs[2]});
+    wIn = im.reshape(wIn, {ws[0], ws[1], 1, ws[2]});
+    xs = Importer::shapeOf(x);
+    ws = Importer::shapeOf(wIn);
+  }
+  if (im.attrInt("group", 1) != 1)
+    return im.fail("ConvTranspose: groups are not supported");
+  auto wc = wIn.getDefiningOp<arith::ConstantOp>();
+  int64_t n = xs[0], c = xs[1], m = ws[1], kh = ws[2], kw = ws[3];
+  if (ws[0] != c)
+    return im.fail("ConvTranspose: the weights do not match the input channels");
+  auto attrOr = [&](StringRef name, int64_t dflt) {
+    std::vector<int64_t> v = im.attrInts(name);
+    if (oneD && v.size() == 1)
+      return Shape{dflt, v[0]};
+    return v.size() == 2 ? Shape(v.begin(), v.end()) : Shape{dflt, dflt};
+  };
+  Shape s = attrOr("strides", 1), d = attrOr("dilations", 1), op = attrOr("output_padding", 0);
+  Shape k = {kh, kw}, in = {xs[2], xs[3]}, begin(2, 0), out(2, 0);
+  std::vector<int64_t> pads = im.attrInts("pads"), outputShape = im.attrInts("output_shape");
+  if (oneD) {
+    if (pads.size() == 2)
+      pads = {0, pads[0], 0, pads[1]};
+    if (outputShape.size() == 1)
+      outputShape = {1, outputShape[0]};
+  }
+  std::string autoPad = im.attrString("auto_pad", "NOTSET");
+  for (int i = 0; i < 2; ++i) {
+    int64_t full = s[i] * (in[i] - 1) + op[i] + d[i] * (k[i] - 1) + 1;
+    if (outputShape.size() >= 2) {
+      int64_t want = outputShape[outputShape.size() - 2 + i];
+      // A larger output than the input reaches: zeros at the end, as
+      // output_padding would add.
+      if (want > full) {
+        op[i] += want - full;
+        full = want;
+      }
+      int64_t total = full - want;
+      begin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      out[i] = want;
+    } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t want = in[i] * s[i], total = full - want;
+      begin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      out[i] = want;
+    } else {
+      int64_t pb = pads.size() == 4 ? pads[i] : 0, pe = pads.size() == 4 ? pads[2 + i] : 0;
+      begin[i] = pb;
+      out[i] = full - pb - pe;
+    }
+    if (begin[i] < 0 || out[i] <= 0 || begin[i] + out[i] > full)
+      return im.fail("ConvTranspose: pads and output shape do not fit the output");
+  }
+  // The weights [C, M, KH, KW] as a convolution's [M, C, KH, KW], flipped:
+  // rearranged here when constant, else by a generic reading
+  // (m, c, i, j) -> (c, m, KH-1-i, KW-1-j).
+  Value w;
+  if (wc) {
+    auto attr = cast<DenseElementsAttr>(wc.getValue());
+    std::vector<float> src(attr.getValues<float>().begin(), attr.getValues<float>().end());
+    std::vector<float> flipped(src.size());
+    for (int64_t ci = 0; ci < c; ++ci)
+      for (int64_t mi = 0; mi < m; ++mi)
+        for (int64_t i = 0; i < kh; ++i)
+          for (int64_t j = 0; j < kw; ++j)
+            flipped[((mi * c + ci) * kh + i) * kw + j] =
+                src[((ci * m + mi) * kh + (kh - 1 - i)) * kw + (kw - 1 - j)];
+    w = im.constant(DenseElementsAttr::get(RankedTensorType::get({m, c, kh, kw}, et),
+                                           ArrayRef<float>(flipped)));
+  } else {
+    w = linalg::GenericOp::create(
+            im.b, im.loc, RankedTensorType::get({m, c, kh, kw}, et), ValueRange{},
+            ValueRange{im.empty({m, c, kh, kw}, et)},
+            SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(4, im.context)},
+            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+            [&](B &b, L l, V) {
+              Value mi = linalg::IndexOp::create(b, l, 0), ci = linalg::IndexOp::create(b, l, 1);
+              Value i = linalg::IndexOp::create(b, l, 2), j = linalg::IndexOp::create(b, l, 3);
+              Value fi = arith::SubIOp::create(b, l, arith::ConstantIndexOp::create(b, l, kh - 1), i);
+              Value fj = arith::SubIOp::create(b, l, arith::ConstantIndexOp::create(b, l, kw - 1), j);
+              linalg::YieldOp::create(b, l, ValueRange{tensor::ExtractOp::create(
+                                                 b, l, wIn, ValueRange{ci, mi, fi, fj})});
+            })
+            .getResult(0);
+  }
+  // Dilate by the stride: zeros with the input inserted every s-th element.
+  Value dilated = x;
+  if (s[0] > 1 || s[1] > 1) {
+    Shape ds = {n, c, (in[0] - 1) * s[0] + 1, (in[1] - 1) * s[1] + 1};
+    Value zeros = im.filled(ds, et, 0.0);
+    SmallVector<OpFoldResult> offs(4, im.b.getIndexAttr(0)), sizes, strides;
+    for (int64_t v : xs)
+      sizes.push_back(im.b.getIndexAttr(v));
+    strides = {im.b.getIndexAttr(1), im.b.getIndexAttr(1), im.b.getIndexAttr(s[0]),
+               im.b.getIndexAttr(s[1])};
+    dilated = tensor::InsertSliceOp::create(im.b, im.loc, x, zeros, offs, sizes, strides);
+  }
+  Value padded = pad(im, dilated, {0, 0, d[0] * (kh - 1), d[1] * (kw - 1)},
+                     {0, 0, d[0] * (kh - 1) + op[0], d[1] * (kw - 1) + op[1]}, 0.0);
+  Shape fullShape = {n, m, s[0] * (in[0] - 1) + op[0] + d[0] * (kh - 1) + 1,
+                     s[1] * (in[1] - 1) + op[1] + d[1] * (kw - 1) + 1};
+  Value init = im.filled(fullShape, et, 0.0);
+  SmallVector<NamedAttribute> attrs = {i64Tensor(im, "dilations", d),
+                                       i64Tensor(im, "strides", {1, 1})};
+  Value full = linalg::Conv2DNchwFchwOp::create(im.b, im.loc,
+                                                TypeRange{RankedTensorType::get(fullShape, et)},
+                                                ValueRange{padded, w}, ValueRange{init}, attrs)
+                   .getResult(0);
+  Shape os = {n, m, out[0], out[1]};
+  Value y = full;
+  if (fullShape != os) {
+    SmallVector<OpFoldResult> offs = {im.b.getIndexAttr(0), im.b.getIndexAttr(0),
+                                      im.b.getIndexAttr(begin[0]), im.b.getIndexAttr(begin[1])};
+    SmallVector<OpFoldResult> sizes, ones(4, im.b.getIndexAttr(1));
+    for (int64_t v : os)
+      sizes.push_back(im.b.getIndexAttr(v));
+    y = tensor::ExtractSliceOp::create(im.b, im.loc, RankedTensorType::get(os, et), full, offs,
+                                       sizes, ones);
+  }
+  if (im.hasInput(2)) {
+    FailureOr<Value> r = im.elementwise({y, im.reshape(im.in(2), {m, 1, 1})}, et,
+                                        [](B &b, L l, V a) -> Value {
+                                          return arith::AddFOp::create(b, l, a[0], a[1]);
+                                        });
+    if (failed(r))
+      return failure();
+    y = *r;
+  }
+  results.push_back(oneD ? im.reshape(y, {n, m, out[1]}) : y);
+  return success();
+}
+
 } // namespace
 
 void addNeuralNetOps(OpTable &t) {
+  t["ConvTranspose"] = convTranspose;
   t["Conv"] = conv;
   t["MaxPool"] = [](Importer &im, SmallVectorImpl<Value> &r) { return pool(im, r, true); };
   t["AveragePool"] = [](Importer &im, SmallVectorImpl<Value> &r) { return pool(im, r, false); };

@@ -230,6 +230,41 @@ TEST_CASE("C++ API: a model from a file and from memory agree", "[api]") {
   CHECK(s.transient_bytes < s.intermediate_bytes);
 }
 
+// An ONNX model (Debian's conformance data: Relu on a 3x4x5 input) loads from
+// a file and from memory like .mlirbc, keeps its tensor names and computes.
+TEST_CASE("C++ API: an ONNX model from a file and from memory", "[api]") {
+  const std::string path = "/usr/share/libonnx-testdata/data/node/test_relu/model.onnx";
+  std::ifstream file(path, std::ios::binary);
+  REQUIRE(file);
+  std::stringstream bytes;
+  bytes << file.rdbuf();
+  std::string data = bytes.str();
+  jitrun::Runtime rt(1);
+  jitrun::Model fromFile = jitrun::Model::load(rt, path);
+  jitrun::Model fromMemory = jitrun::Model::loadBuffer(rt, data.data(), data.size(), "relu");
+  for (jitrun::Model *m : {&fromFile, &fromMemory}) {
+    REQUIRE(m->inputs().size() == 1);
+    CHECK(m->inputs()[0].name == "x");
+    CHECK(m->inputs()[0].shape == std::vector<int64_t>{3, 4, 5});
+    CHECK(m->outputs()[0].name == "y");
+    xt::xtensor<float, 3> x = xt::zeros<float>({3, 4, 5});
+    for (size_t i = 0; i < 60; ++i)
+      x.data()[i] = -3.0f + 0.1f * static_cast<float>(i);
+    auto y = m->run<float>({jitrun::TensorRef(x)});
+    REQUIRE(y.at(0).size() == 60);
+    for (size_t i = 0; i < 60; ++i)
+      CHECK(y[0].data()[i] == std::max(0.0f, x.data()[i]));
+  }
+  // An ONNX model in memory that does not parse is an error, not a crash.
+  std::string broken = data.substr(0, data.size() / 2);
+  try {
+    jitrun::Model::loadBuffer(rt, broken.data(), broken.size(), "broken.onnx");
+    FAIL("a truncated ONNX model loaded");
+  } catch (const jitrun::Error &e) {
+    CHECK(std::string(e.what()).find("is not a valid ONNX model") != std::string::npos);
+  }
+}
+
 // 8 threads x 1000 runs over several zoo models at once on one runtime;
 // every result must equal, bit for bit, the serial run of the same input.
 TEST_CASE("C++ API: concurrency soak", "[soak]") {

@@ -109,6 +109,10 @@ typedef struct jitrun_tensor_desc_s {
   const int64_t *shape;
   /** product(shape) * element size. */
   size_t byte_size;
+  /** The model's name for the tensor (an ONNX input or output name, or the
+   *  `jitrun.name` attribute of an MLIR argument or result); "" if it has
+   *  none. Valid while the model lives. */
+  const char *name;
 } jitrun_tensor_desc_t;
 
 /*===----------------------------------------------------------------------===*

@@ -79,6 +79,8 @@ struct TensorDesc {
   jitrun_element_type_t type;
   std::vector<int64_t> shape;
   size_t byteSize;
+  /// The model's name for the tensor; empty if it has none.
+  std::string name;
 };
 
 /// A borrowed tensor: an xtensor container (row-major, contiguous) or raw
@@ -320,7 +322,7 @@ private:
       jitrun_tensor_desc_t d;
       detail::check(in ? jitrun_model_input(get(), i, &d) : jitrun_model_output(get(), i, &d));
       out.push_back(TensorDesc{d.type, std::vector<int64_t>(d.shape, d.shape + d.rank),
-                               d.byte_size});
+                               d.byte_size, d.name ? d.name : ""});
     }
     return out;
   }
