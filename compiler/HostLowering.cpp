@@ -378,6 +378,12 @@ llvm::Error HostLowering::lowerOp(Operation &op) {
     bufferOf[reshape.getResult()] = lookup(reshape.getSrc());
     return llvm::Error::success();
   }
+  // The same bits seen as another element type of the same width (uint8
+  // model inputs and outputs are ui8 outside, i8 inside).
+  if (auto cast = dyn_cast<tensor::BitcastOp>(op)) {
+    bufferOf[cast.getResult()] = lookup(cast.getSource());
+    return llvm::Error::success();
+  }
   if (auto x = dyn_cast<arith::ConstantOp>(op))
     return lowerConstant(op, x);
   if (auto x = dyn_cast<func::CallOp>(op))

@@ -348,15 +348,32 @@ void addElementwiseOps(OpTable &t) {
   t["Cast"] = [](Importer &im, SmallVectorImpl<Value> &results) {
     if (!im.hasInput(0))
       return im.fail("Cast needs an input");
-    Type to = elementTypeOf(im.context, static_cast<int>(im.attrInt("to", 0)));
+    int toOnnx = static_cast<int>(im.attrInt("to", 0));
+    Type to = elementTypeOf(im.context, toOnnx);
     if (!to)
-      return im.fail("Cast: unsupported target type " + Twine(im.attrInt("to", 0)));
+      return im.fail("Cast: unsupported target type " + Twine(toOnnx));
+    bool toUnsigned = to.isUnsignedInteger();
     if (auto i = dyn_cast<IntegerType>(to))
       to = IntegerType::get(to.getContext(), i.getWidth());
+    bool fromUnsigned = im.isUnsigned(im.in(0));
     bool toInt = !isFloat(to), toBool = to.isInteger(1);
     FailureOr<Value> r = im.elementwise(
         {im.in(0)}, to,
-        [to](B &b, L l, V a) -> Value { return Importer::convert(b, l, a[0], to); },
+        [=](B &b, L l, V a) -> Value {
+          Type from = a[0].getType();
+          if (fromUnsigned && !from.isInteger(1)) {
+            if (isFloat(to))
+              return arith::UIToFPOp::create(b, l, to, a[0]);
+            if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
+              return arith::ExtUIOp::create(b, l, to, a[0]);
+          }
+          // Float to 8 bits through i32: fptosi to i8 is poison above 127.
+          if (isFloat(from) && toInt && !toBool && to.getIntOrFloatBitWidth() < 32) {
+            Value wide = arith::FPToSIOp::create(b, l, b.getI32Type(), a[0]);
+            return arith::TruncIOp::create(b, l, to, wide);
+          }
+          return Importer::convert(b, l, a[0], to);
+        },
         [=](ArrayRef<double> a) {
           if (toBool)
             return a[0] != 0 ? 1.0 : 0.0;
@@ -364,6 +381,8 @@ void addElementwiseOps(OpTable &t) {
         });
     if (failed(r))
       return failure();
+    if (toUnsigned)
+      im.markUnsigned(*r);
     results.push_back(*r);
     return success();
   };

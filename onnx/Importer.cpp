@@ -1,6 +1,7 @@
 //===- Importer.cpp - the ONNX graph walk and the importer's builders -----===//
 
 #include "onnx/Importer.h"
+#include "support/Files.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -11,6 +12,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Path.h"
 
 #include <cmath>
 #include <cstring>
@@ -62,17 +64,70 @@ static Type signless(Type t) {
   return t;
 }
 
+/// The bytes of an initializer kept in an external file (ONNX's external
+/// data: `location` relative to the model's directory, `offset`, `length`).
+/// Locations that leave the model's directory are refused.
+static FailureOr<std::string> externalData(const onnx::TensorProto &t, StringRef baseDir,
+                                           std::string &error) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const onnx::StringStringEntryProto &e : t.external_data()) {
+    auto number = [&](int64_t &out) {
+      if (StringRef(e.value()).getAsInteger(10, out) || out < 0) {
+        error = "tensor '" + t.name() + "': external data " + e.key() + " '" + e.value() +
+                "' is not a number";
+        return false;
+      }
+      return true;
+    };
+    if (e.key() == "location")
+      location = e.value();
+    else if (e.key() == "offset" && !number(offset))
+      return failure();
+    else if (e.key() == "length" && !number(length))
+      return failure();
+  }
+  if (location.empty() || llvm::sys::path::is_absolute(location) ||
+      llvm::any_of(llvm::make_range(llvm::sys::path::begin(location),
+                                    llvm::sys::path::end(location)),
+                   [](StringRef c) { return c == ".."; })) {
+    error = "tensor '" + t.name() + "': external data location '" + location +
+            "' must be a file name relative to the model's directory";
+    return failure();
+  }
+  SmallString<256> path(baseDir);
+  llvm::sys::path::append(path, location);
+  llvm::Expected<std::string> bytes = readRegularFile(path, "external data");
+  if (!bytes) {
+    error = "tensor '" + t.name() + "': " + llvm::toString(bytes.takeError());
+    return failure();
+  }
+  if (length < 0)
+    length = static_cast<int64_t>(bytes->size()) - offset;
+  if (offset > static_cast<int64_t>(bytes->size()) ||
+      length > static_cast<int64_t>(bytes->size()) - offset) {
+    error = "tensor '" + t.name() + "': external data [" + std::to_string(offset) + ", +" +
+            std::to_string(length) + ") is outside '" + path.str().str() + "' (" +
+            std::to_string(bytes->size()) + " bytes)";
+    return failure();
+  }
+  return bytes->substr(offset, length);
+}
+
 FailureOr<DenseElementsAttr> tensorAttr(MLIRContext *ctx, const onnx::TensorProto &t,
-                                        std::string &error) {
+                                        std::string &error, StringRef baseDir) {
   Type et = elementTypeOf(ctx, t.data_type());
   if (!et) {
     error = "tensor '" + t.name() + "' has an unsupported data type (" +
             std::to_string(t.data_type()) + ")";
     return failure();
   }
+  std::string external;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    error = "tensor '" + t.name() + "' keeps its data in an external file, which is not read yet";
-    return failure();
+    FailureOr<std::string> data = externalData(t, baseDir, error);
+    if (failed(data))
+      return failure();
+    external = std::move(*data);
   }
   Shape shape(t.dims().begin(), t.dims().end());
   int64_t n = 1;
@@ -86,17 +141,18 @@ FailureOr<DenseElementsAttr> tensorAttr(MLIRContext *ctx, const onnx::TensorProt
   auto type = RankedTensorType::get(shape, signless(et));
   unsigned bits = et.isInteger(1) ? 8 : et.getIntOrFloatBitWidth();
   size_t bytes = static_cast<size_t>(n) * (bits / 8);
-  if (t.has_raw_data()) {
-    if (t.raw_data().size() != bytes) {
-      error = "tensor '" + t.name() + "' holds " + std::to_string(t.raw_data().size()) +
+  if (t.has_raw_data() || t.data_location() == onnx::TensorProto::EXTERNAL) {
+    const std::string &raw = t.has_raw_data() ? t.raw_data() : external;
+    if (raw.size() != bytes) {
+      error = "tensor '" + t.name() + "' holds " + std::to_string(raw.size()) +
               " bytes of data, not " + std::to_string(bytes);
       return failure();
     }
     if (et.isInteger(1)) {
-      SmallVector<bool> v(t.raw_data().begin(), t.raw_data().end());
+      SmallVector<bool> v(raw.begin(), raw.end());
       return DenseElementsAttr::get(type, llvm::ArrayRef<bool>(v));
     }
-    return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(t.raw_data().data(), bytes));
+    return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(raw.data(), bytes));
   }
   // Typed fields: float_data (float, and f16/bf16 bits in int32_data),
   // int32_data (int8/16/32, bool, uint8), int64_data, double_data.
@@ -157,10 +213,14 @@ LogicalResult Importer::fail(const Twine &message) {
 
 LogicalResult Importer::importInitializer(const onnx::TensorProto &t) {
   std::string error;
-  FailureOr<DenseElementsAttr> attr = tensorAttr(context, t, error);
+  FailureOr<DenseElementsAttr> attr =
+      tensorAttr(context, t, error, llvm::sys::path::parent_path(fileName));
   if (failed(attr))
     return fail(error);
-  values[t.name()] = constant(*attr);
+  Value v = constant(*attr);
+  if (t.data_type() == onnx::TensorProto::UINT8)
+    markUnsigned(v);
+  values[t.name()] = v;
   return success();
 }
 
@@ -231,31 +291,47 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
         shape.push_back(d.dim_value());
       }
     }
-    argTypes.push_back(RankedTensorType::get(shape, signless(et)));
+    // uint8 arguments stay ui8 at the boundary (the caller passes uint8
+    // data) and are seen as i8 bits inside.
+    argTypes.push_back(RankedTensorType::get(shape, et));
     argNames.push_back(v.name());
   }
-  for (auto [type, name] : llvm::zip(argTypes, argNames))
-    values[name] = entry->addArgument(type, fileLoc);
+  for (auto [type, name] : llvm::zip(argTypes, argNames)) {
+    Value arg = entry->addArgument(type, fileLoc);
+    auto rt = cast<RankedTensorType>(type);
+    if (rt.getElementType().isUnsignedInteger()) {
+      arg = tensor::BitcastOp::create(b, fileLoc, rt.clone(signless(rt.getElementType())), arg);
+      markUnsigned(arg);
+    }
+    values[name] = arg;
+  }
 
   for (auto [i, n] : llvm::enumerate(g.node()))
     if (failed(importNode(n, static_cast<int>(i))))
       return {};
 
-  loc = fileLoc;
   SmallVector<Value> results;
+  b.setInsertionPointToEnd(entry);
   for (const onnx::ValueInfoProto &v : g.output()) {
     auto it = values.find(v.name());
     if (it == values.end()) {
       emitError(UnknownLoc::get(context)) << "output '" << v.name() << "' is not computed by any node";
       return {};
     }
-    results.push_back(it->second);
+    Value r = it->second;
+    if (isUnsigned(r)) {
+      auto rt = typeOf(r);
+      r = tensor::BitcastOp::create(
+          b, fileLoc, rt.clone(IntegerType::get(context, rt.getElementTypeBitWidth(),
+                                                 IntegerType::Unsigned)),
+          r);
+    }
+    results.push_back(r);
   }
   if (results.empty()) {
     emitError(UnknownLoc::get(context)) << "'" << fileName << "' has no outputs";
     return {};
   }
-  b.setInsertionPointToEnd(entry);
   func::ReturnOp::create(b, fileLoc, results);
   // What folded shape arithmetic left behind: constants nothing reads.
   SmallVector<Operation *> dead;
@@ -279,6 +355,7 @@ static const OpTable &opTable() {
     addNeuralNetOps(t);
     addShapeOps(t);
     addResizeOps(t);
+    addQuantizedOps(t);
     return t;
   }();
   return table;
@@ -310,9 +387,24 @@ LogicalResult Importer::importNode(const onnx::NodeProto &n, int index) {
   if (op == table.end())
     return fail("unsupported ONNX op '" + n.op_type() + "' (node '" + label + "', opset " +
                 Twine(opset) + (n.domain().empty() ? "" : ", domain " + n.domain()) + ")");
+  // uint8 data: ops that only move bits keep it unsigned; the ops that
+  // read it as numbers must know (Cast and the quantized ops do).
+  static const llvm::StringSet<> moveBits = {
+      "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat",
+      "Slice", "Split", "Gather", "Expand", "Tile", "Dropout"};
+  static const llvm::StringSet<> readsUnsigned = {
+      "Cast", "Shape", "Size", "QuantizeLinear", "DequantizeLinear", "QLinearMatMul",
+      "QLinearConv", "MatMulInteger", "ConvInteger"};
+  bool unsignedIn = llvm::any_of(nodeInputs, [&](Value v) { return v && isUnsigned(v); });
+  if (unsignedIn && !moveBits.contains(n.op_type()) && !readsUnsigned.contains(n.op_type()))
+    return fail(n.op_type() + " on uint8 tensors is not supported (node '" + label + "')");
   SmallVector<Value> results;
   if (failed(op->second(*this, results)))
     return failure();
+  if (unsignedIn && moveBits.contains(n.op_type()))
+    for (Value r : results)
+      if (r && typeOf(r).getElementType().isInteger(8))
+        markUnsigned(r);
   for (auto [i, name] : llvm::enumerate(n.output())) {
     if (name.empty())
       continue;
@@ -360,8 +452,10 @@ std::optional<Lit> Importer::lit(Value v) const {
     for (bool x : attr.getValues<bool>())
       l.values.push_back(x ? 1.0 : 0.0);
   } else {
+    bool zext = isUnsigned(v);
     for (APInt x : attr.getValues<APInt>())
-      l.values.push_back(static_cast<double>(x.getSExtValue()));
+      l.values.push_back(static_cast<double>(zext ? static_cast<int64_t>(x.getZExtValue())
+                                                  : x.getSExtValue()));
   }
   return l;
 }

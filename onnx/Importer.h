@@ -18,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <onnx/onnx_pb.h>
@@ -79,6 +80,11 @@ public:
   std::string attrString(llvm::StringRef name, llvm::StringRef otherwise) const;
   std::vector<int64_t> attrInts(llvm::StringRef name) const;
 
+  /// uint8 tensors are carried as signless i8; the ops that care (Cast, the
+  /// quantized ops) widen these unsigned.
+  bool isUnsigned(mlir::Value v) const { return unsignedValues.contains(v); }
+  void markUnsigned(mlir::Value v) { unsignedValues.insert(v); }
+
   /// Reports an error at the node and returns failure.
   mlir::LogicalResult fail(const llvm::Twine &message);
 
@@ -112,17 +118,40 @@ private:
   llvm::StringMap<mlir::Value> values;
   llvm::SmallVector<mlir::Value> nodeInputs;
   llvm::StringMap<int64_t> opsets;
+  llvm::DenseSet<mlir::Value> unsignedValues;
 
   mlir::LogicalResult importInitializer(const onnx::TensorProto &t);
   mlir::LogicalResult importNode(const onnx::NodeProto &n, int index);
 };
 
-/// Converts a TensorProto to an attribute (raw_data or typed fields).
+/// Converts a TensorProto to an attribute (raw_data, typed fields, or
+/// external data in a file relative to `baseDir`, the model's directory).
 mlir::FailureOr<mlir::DenseElementsAttr> tensorAttr(mlir::MLIRContext *context,
                                                     const onnx::TensorProto &t,
-                                                    std::string &error);
+                                                    std::string &error,
+                                                    llvm::StringRef baseDir = "");
 /// The MLIR element type of an ONNX TensorProto data type; null if none.
 mlir::Type elementTypeOf(mlir::MLIRContext *context, int onnxType);
+
+/// The window of a Conv or pooling node (Window.cpp): output sizes and the
+/// padding at each end, from pads, auto_pad, strides, dilations, ceil_mode.
+struct Window {
+  Shape kernel, strides, dilations, padBegin, padEnd, out;
+  /// Padding added at the end by ceil_mode (not counted by average pooling).
+  Shape ceilExtra;
+};
+/// The window over spatial dims `in` with kernel `k`.
+mlir::FailureOr<Window> window(Importer &im, llvm::ArrayRef<int64_t> in,
+                               llvm::ArrayRef<int64_t> k);
+/// The window over the spatial dims of an N x C x ... input `xs`; a 1-D
+/// window is the 2-D one of height 1 (the input seen as N x C x 1 x W).
+mlir::FailureOr<Window> window2D(Importer &im, llvm::ArrayRef<int64_t> xs,
+                                 llvm::ArrayRef<int64_t> k);
+/// `v` padded with `value`: `low` and `high` per dim (`v` itself if none).
+mlir::Value padTo(Importer &im, mlir::Value v, llvm::ArrayRef<int64_t> low,
+                  llvm::ArrayRef<int64_t> high, double value);
+/// A named tensor<Nxi64> attribute (strides, dilations of linalg's ops).
+mlir::NamedAttribute i64Tensor(Importer &im, llvm::StringRef name, llvm::ArrayRef<int64_t> v);
 
 /// Imports the node's op into `results` (one per node output).
 using OpImporter = std::function<mlir::LogicalResult(Importer &, llvm::SmallVectorImpl<mlir::Value> &)>;
@@ -131,6 +160,7 @@ void addElementwiseOps(OpTable &table);
 void addNeuralNetOps(OpTable &table);
 void addShapeOps(OpTable &table);
 void addResizeOps(OpTable &table);
+void addQuantizedOps(OpTable &table);
 
 /// Normalizes a possibly negative axis of a rank-`rank` tensor; -1 if out of range.
 int64_t normalizeAxis(int64_t axis, int64_t rank);

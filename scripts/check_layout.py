@@ -10,7 +10,7 @@ see MLIR at all, not even through a contract header:
     runtime   -> runtime, support, the MLIR-free contract  (no MLIR)
     fusion    -> fusion, contract
     codegen   -> codegen, contract
-    onnx      -> onnx                     (the ONNX importer: MLIR and protobuf only)
+    onnx      -> onnx, support            (the ONNX importer: MLIR and protobuf)
     compiler  -> compiler, onnx, fusion, codegen, contract, runtime, support
     api       -> api, compiler, runtime, contract, support
     testing   -> testing, support   (oneDNN references and benchmark peers)
@@ -40,7 +40,7 @@ ALLOWED = {
     "runtime": {"runtime", "support", "contract"},
     "fusion": {"fusion", "contract"},
     "codegen": {"codegen", "contract"},
-    "onnx": {"onnx"},
+    "onnx": {"onnx", "support"},
     "compiler": {"compiler", "onnx", "fusion", "codegen", "contract", "runtime", "support"},
     "api": {"api", "compiler", "runtime", "contract", "support"},
     "testing": {"testing", "support"},

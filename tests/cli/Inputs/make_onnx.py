@@ -45,6 +45,20 @@ elif kind == "shape_subgraph":
         helper.make_node("Reshape", ["x", "shape"], ["flat"]),
         helper.make_node("Relu", ["flat"], ["y"]),
     ], [f32("x", [2, 3, 4])], [f32("y", [2, 12])], [c0, cm1, ax])
+elif kind in ("external", "external_escape"):
+    # Weights in a separate file beside the model (ONNX external data).
+    w = numpy_helper.from_array(np.arange(12, dtype=np.float32).reshape(3, 4), "w")
+    m = model([helper.make_node("MatMul", ["x", "w"], ["y"], name="proj")],
+              [f32("x", [2, 3])], [f32("y", [2, 4])], [w])
+    onnx.save_model(m, out, save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="weights.bin", size_threshold=0)
+    if kind == "external_escape":
+        m = onnx.load(out, load_external_data=False)
+        for e in m.graph.initializer[0].external_data:
+            if e.key == "location":
+                e.value = "../weights.bin"
+        onnx.save(m, out)
+    raise SystemExit(0)
 else:
     raise SystemExit("unknown kind " + kind)
 onnx.save(m, out)

@@ -1,0 +1,282 @@
+//===- Quantized.cpp - ONNX's quantized ops on jitrun's integer path -------===//
+//
+// QuantizeLinear and DequantizeLinear are elementwise generics (per tensor or
+// per axis). QLinearMatMul, QLinearConv, MatMulInteger and ConvInteger
+// subtract the zero points once, widened to i32, contract in i32 (linalg's
+// integer matmul and convolution: exact), and requantize the i32 sums with
+// the combined scale, rounding half to even and saturating. uint8 tensors
+// are carried as i8 bits and widened unsigned (Importer::isUnsigned).
+//
+//===----------------------------------------------------------------------===//
+
+#include "onnx/Importer.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+
+namespace jitrun {
+namespace onnximport {
+namespace {
+
+using B = OpBuilder;
+using L = Location;
+using V = ValueRange;
+
+/// `v` (a scalar or a per-axis vector) shaped to broadcast against a
+/// rank-`rank` tensor along `axis`.
+Value alongAxis(Importer &im, Value v, int64_t rank, int64_t axis) {
+  Shape s = Importer::shapeOf(v);
+  if (s.empty() || (s.size() == 1 && s[0] == 1))
+    return v;
+  Shape to(rank - axis, 1);
+  to[0] = s[0];
+  return im.reshape(v, to);
+}
+
+/// The scalar `x` of an 8- or 32-bit integer tensor as i32.
+Value widen(B &b, L l, Value x, bool isUnsigned) {
+  Type i32 = b.getI32Type();
+  if (x.getType() == i32)
+    return x;
+  return isUnsigned ? Value(arith::ExtUIOp::create(b, l, i32, x))
+                    : Value(arith::ExtSIOp::create(b, l, i32, x));
+}
+
+/// round_half_even(v) + zp, saturated to the 8-bit range, as i8 bits.
+Value requantize(B &b, L l, Value v, Value zpF32, bool isUnsigned) {
+  Type f32 = b.getF32Type();
+  Value r = arith::AddFOp::create(b, l, math::RoundEvenOp::create(b, l, v), zpF32);
+  double lo = isUnsigned ? 0 : -128, hi = isUnsigned ? 255 : 127;
+  r = arith::MaximumFOp::create(b, l, r, arith::ConstantOp::create(b, l, FloatAttr::get(f32, lo)));
+  r = arith::MinimumFOp::create(b, l, r, arith::ConstantOp::create(b, l, FloatAttr::get(f32, hi)));
+  Value i = arith::FPToSIOp::create(b, l, b.getI32Type(), r);
+  return arith::TruncIOp::create(b, l, b.getIntegerType(8), i);
+}
+
+Value toF32(B &b, L l, Value x, bool isUnsigned) {
+  Type f32 = b.getF32Type();
+  if (isa<FloatType>(x.getType()))
+    return Importer::convert(b, l, x, f32);
+  return isUnsigned ? Value(arith::UIToFPOp::create(b, l, f32, x))
+                    : Value(arith::SIToFPOp::create(b, l, f32, x));
+}
+
+/// A zero point input, or a 0 of x's 8-bit type when absent.
+Value zeroPoint(Importer &im, int i) {
+  if (im.hasInput(i))
+    return im.in(i);
+  Lit zero;
+  zero.elementType = im.b.getIntegerType(8);
+  zero.values = {0};
+  return im.constant(zero);
+}
+
+LogicalResult dequantize(Importer &im, SmallVectorImpl<Value> &results) {
+  if (!im.hasInput(0) || !im.hasInput(1))
+    return im.fail("DequantizeLinear needs x and x_scale");
+  Value x = im.in(0);
+  int64_t rank = Importer::typeOf(x).getRank();
+  // The axis matters only for a per-axis (1-D) scale.
+  int64_t axis = 0;
+  if (Importer::typeOf(im.in(1)).getNumElements() > 1) {
+    axis = normalizeAxis(im.attrInt("axis", 1), rank);
+    if (axis < 0)
+      return im.fail("DequantizeLinear: axis out of range");
+  }
+  bool uns = im.isUnsigned(x);
+  Value zp = zeroPoint(im, 2);
+  bool zpUns = im.hasInput(2) ? im.isUnsigned(zp) : uns;
+  FailureOr<Value> r = im.elementwise(
+      {x, alongAxis(im, im.in(1), rank, axis), alongAxis(im, zp, rank, axis)}, im.b.getF32Type(),
+      [=](B &b, L l, V a) -> Value {
+        Value d = arith::SubFOp::create(b, l, toF32(b, l, a[0], uns), toF32(b, l, a[2], zpUns));
+        return arith::MulFOp::create(b, l, d, a[1]);
+      });
+  if (failed(r))
+    return failure();
+  results.push_back(*r);
+  return success();
+}
+
+LogicalResult quantize(Importer &im, SmallVectorImpl<Value> &results) {
+  if (!im.hasInput(0) || !im.hasInput(1))
+    return im.fail("QuantizeLinear needs x and y_scale");
+  Value x = im.in(0);
+  int64_t rank = Importer::typeOf(x).getRank();
+  int64_t axis = 0;
+  if (Importer::typeOf(im.in(1)).getNumElements() > 1) {
+    axis = normalizeAxis(im.attrInt("axis", 1), rank);
+    if (axis < 0)
+      return im.fail("QuantizeLinear: axis out of range");
+  }
+  // The output type is the zero point's; uint8 when it is absent.
+  bool uns = im.hasInput(2) ? im.isUnsigned(im.in(2)) : true;
+  Value zp = zeroPoint(im, 2);
+  if (!Importer::typeOf(zp).getElementType().isInteger(8))
+    return im.fail("QuantizeLinear: only 8-bit outputs are supported");
+  FailureOr<Value> r = im.elementwise(
+      {x, alongAxis(im, im.in(1), rank, axis), alongAxis(im, zp, rank, axis)},
+      im.b.getIntegerType(8), [=](B &b, L l, V a) -> Value {
+        Value v = arith::DivFOp::create(b, l, toF32(b, l, a[0], false), a[1]);
+        return requantize(b, l, v, toF32(b, l, a[2], uns), uns);
+      });
+  if (failed(r))
+    return failure();
+  if (uns)
+    im.markUnsigned(*r);
+  results.push_back(*r);
+  return success();
+}
+
+/// `x - zp` widened to i32 (zp per tensor or along `axis`).
+FailureOr<Value> shifted(Importer &im, Value x, Value zp, int64_t axis) {
+  // The zero point has x's type (ONNX): unsigned together.
+  bool xu = im.isUnsigned(x), zu = xu || im.isUnsigned(zp);
+  int64_t rank = Importer::typeOf(x).getRank();
+  return im.elementwise({x, alongAxis(im, zp, rank, axis)}, im.b.getI32Type(),
+                        [=](B &b, L l, V a) -> Value {
+                          return arith::SubIOp::create(b, l, widen(b, l, a[0], xu),
+                                                       widen(b, l, a[1], zu));
+                        });
+}
+
+/// i32 [M, K] x [K, N] -> [M, N].
+Value matmulI32(Importer &im, Value a, Value b) {
+  Shape as = Importer::shapeOf(a), bs = Importer::shapeOf(b);
+  Value acc = im.filled({as[0], bs[1]}, im.b.getI32Type(), 0);
+  return linalg::MatmulOp::create(im.b, im.loc, TypeRange{acc.getType()}, ValueRange{a, b},
+                                  ValueRange{acc})
+      .getResult(0);
+}
+
+/// The i32 sums requantized: round(acc * scale) + zp, saturated; `scale`
+/// and `zp` broadcast against `acc` (scale may be per output channel).
+FailureOr<Value> requantized(Importer &im, Value acc, ArrayRef<Value> scales, Value zp) {
+  bool uns = im.isUnsigned(zp);
+  SmallVector<Value> ins = {acc, zp};
+  ins.append(scales.begin(), scales.end());
+  FailureOr<Value> r = im.elementwise(ins, im.b.getIntegerType(8), [=](B &b, L l, V a) -> Value {
+    // acc * (a_scale * b_scale / y_scale)
+    Value scale = arith::MulFOp::create(b, l, a[2], a[3]);
+    scale = arith::DivFOp::create(b, l, scale, a[4]);
+    Value v = arith::MulFOp::create(b, l, toF32(b, l, a[0], false), scale);
+    return requantize(b, l, v, toF32(b, l, a[1], uns), uns);
+  });
+  if (succeeded(r) && uns)
+    im.markUnsigned(*r);
+  return r;
+}
+
+LogicalResult qlinearMatMul(Importer &im, SmallVectorImpl<Value> &results, bool integer) {
+  for (int i : integer ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 3, 4, 6})
+    if (!im.hasInput(i))
+      return im.fail(Twine(im.node->op_type()) + ": missing input " + Twine(i));
+  Value a = im.in(0), b = im.in(integer ? 1 : 3);
+  if (Importer::typeOf(a).getRank() != 2 || Importer::typeOf(b).getRank() != 2)
+    return im.fail(Twine(im.node->op_type()) + ": operands of rank other than 2 are not supported");
+  Value azp = zeroPoint(im, 2);
+  Value bzp = integer ? zeroPoint(im, 3) : zeroPoint(im, 5);
+  if (!im.hasInput(2) && im.isUnsigned(a))
+    im.markUnsigned(azp);
+  if (!im.hasInput(integer ? 3 : 5) && im.isUnsigned(b))
+    im.markUnsigned(bzp);
+  FailureOr<Value> a32 = shifted(im, a, azp, 0), b32 = shifted(im, b, bzp, 1);
+  if (failed(a32) || failed(b32))
+    return failure();
+  // b's zero point may be per column: along axis 1 of [K, N].
+  Value acc = matmulI32(im, *a32, *b32);
+  if (integer) {
+    results.push_back(acc);
+    return success();
+  }
+  Value bScale = im.in(4);
+  if (Importer::shapeOf(bScale).size() == 1 && Importer::shapeOf(bScale)[0] > 1)
+    bScale = im.reshape(bScale, {1, Importer::shapeOf(bScale)[0]});
+  FailureOr<Value> r = requantized(im, acc, {im.in(1), bScale, im.in(6)}, zeroPoint(im, 7));
+  if (failed(r))
+    return failure();
+  results.push_back(*r);
+  return success();
+}
+
+LogicalResult qlinearConv(Importer &im, SmallVectorImpl<Value> &results, bool integer) {
+  // QLinearConv: x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B.
+  // ConvInteger: x, w, x_zp, w_zp.
+  Value x = im.in(0), w = im.in(integer ? 1 : 3);
+  if (!x || !w || (!integer && (!im.hasInput(1) || !im.hasInput(4) || !im.hasInput(6))))
+    return im.fail(Twine(im.node->op_type()) + " needs x, w and (QLinearConv) their scales");
+  Shape xs = Importer::shapeOf(x), ws = Importer::shapeOf(w);
+  if (xs.size() != 4 || ws.size() != 4)
+    return im.fail(Twine(im.node->op_type()) + ": only 2-D convolutions are supported");
+  int64_t n = xs[0], c = xs[1], m = ws[0], group = im.attrInt("group", 1);
+  if (group != 1 || ws[1] != c)
+    return im.fail(Twine(im.node->op_type()) + ": groups are not supported");
+  Value xzp = zeroPoint(im, 2), wzp = zeroPoint(im, integer ? 3 : 5);
+  if (!im.hasInput(2) && im.isUnsigned(x))
+    im.markUnsigned(xzp);
+  if (!im.hasInput(integer ? 3 : 5) && im.isUnsigned(w))
+    im.markUnsigned(wzp);
+  FailureOr<Window> win = window2D(im, xs, {ws[2], ws[3]});
+  if (failed(win))
+    return failure();
+  FailureOr<Value> x32 = shifted(im, x, xzp, 1), w32 = shifted(im, w, wzp, 0);
+  if (failed(x32) || failed(w32))
+    return failure();
+  // Padding is the zero point, so 0 once shifted.
+  Value padded = padTo(im, *x32, {0, 0, win->padBegin[0], win->padBegin[1]},
+                       {0, 0, win->padEnd[0], win->padEnd[1]}, 0.0);
+  Shape os = {n, m, win->out[0], win->out[1]};
+  Type i32 = im.b.getI32Type();
+  Value init;
+  if (!integer && im.hasInput(8)) {
+    FailureOr<Value> bias = im.elementwise({im.reshape(im.in(8), {m, 1, 1}), im.empty(os, i32)},
+                                           i32, [](B &, L, V a) -> Value { return a[0]; });
+    if (failed(bias))
+      return failure();
+    init = *bias;
+  } else {
+    init = im.filled(os, i32, 0);
+  }
+  SmallVector<NamedAttribute> attrs = {i64Tensor(im, "dilations", win->dilations),
+                                       i64Tensor(im, "strides", win->strides)};
+  Value acc = linalg::Conv2DNchwFchwOp::create(im.b, im.loc,
+                                               TypeRange{RankedTensorType::get(os, i32)},
+                                               ValueRange{padded, *w32}, ValueRange{init}, attrs)
+                  .getResult(0);
+  if (integer) {
+    results.push_back(acc);
+    return success();
+  }
+  Value wScale = im.in(4);
+  if (Importer::shapeOf(wScale).size() == 1 && Importer::shapeOf(wScale)[0] > 1)
+    wScale = im.reshape(wScale, {m, 1, 1});
+  FailureOr<Value> r = requantized(im, acc, {im.in(1), wScale, im.in(6)}, zeroPoint(im, 7));
+  if (failed(r))
+    return failure();
+  results.push_back(*r);
+  return success();
+}
+
+} // namespace
+
+void addQuantizedOps(OpTable &t) {
+  t["QuantizeLinear"] = quantize;
+  t["DequantizeLinear"] = dequantize;
+  t["QLinearMatMul"] = [](Importer &im, SmallVectorImpl<Value> &r) {
+    return qlinearMatMul(im, r, false);
+  };
+  t["MatMulInteger"] = [](Importer &im, SmallVectorImpl<Value> &r) {
+    return qlinearMatMul(im, r, true);
+  };
+  t["QLinearConv"] = [](Importer &im, SmallVectorImpl<Value> &r) {
+    return qlinearConv(im, r, false);
+  };
+  t["ConvInteger"] = [](Importer &im, SmallVectorImpl<Value> &r) {
+    return qlinearConv(im, r, true);
+  };
+}
+
+} // namespace onnximport
+} // namespace jitrun
