@@ -117,12 +117,12 @@ void variadic(OpTable &t, StringRef name, ScalarFn floatOp, ScalarFn intOp, bool
   };
 }
 
-} // namespace
+using B = OpBuilder;
+using L = Location;
+using V = ValueRange;
 
-void addElementwiseOps(OpTable &t) {
-  using B = OpBuilder;
-  using L = Location;
-  using V = ValueRange;
+/// Arithmetic and math: NumPy-broadcast, folded on constants where exact.
+void addArithmetic(OpTable &t) {
   binary(t, "Add", [](B &b, L l, V a) -> Value { return arith::AddFOp::create(b, l, a[0], a[1]); },
          [](B &b, L l, V a) -> Value { return arith::AddIOp::create(b, l, a[0], a[1]); },
          [](ArrayRef<double> a) { return a[0] + a[1]; });
@@ -204,6 +204,10 @@ void addElementwiseOps(OpTable &t) {
         },
         [](ArrayRef<double> a) { return std::fabs(a[0]); });
   };
+}
+
+/// Activations.
+void addActivations(OpTable &t) {
   unary(t, "Relu", [](B &b, L l, V a) -> Value {
     return arith::MaximumFOp::create(b, l, a[0], fconst(b, l, a[0].getType(), 0.0));
   });
@@ -299,6 +303,10 @@ void addElementwiseOps(OpTable &t) {
     results.push_back(*r);
     return success();
   };
+}
+
+/// Variadic min, max, sum, mean; comparisons and logic.
+void addLogic(OpTable &t) {
   variadic(t, "Max", [](B &b, L l, V a) -> Value { return arith::MaximumFOp::create(b, l, a[0], a[1]); },
            [](B &b, L l, V a) -> Value { return arith::MaxSIOp::create(b, l, a[0], a[1]); }, false);
   variadic(t, "Min", [](B &b, L l, V a) -> Value { return arith::MinimumFOp::create(b, l, a[0], a[1]); },
@@ -345,6 +353,10 @@ void addElementwiseOps(OpTable &t) {
     results.push_back(*r);
     return success();
   };
+}
+
+/// Cast, Identity and inference Dropout.
+void addConversions(OpTable &t) {
   t["Cast"] = [](Importer &im, SmallVectorImpl<Value> &results) {
     if (!im.hasInput(0))
       return im.fail("Cast needs an input");
@@ -404,6 +416,15 @@ void addElementwiseOps(OpTable &t) {
       return im.fail("Dropout: the mask output is not supported");
     return identity(im, results);
   };
+}
+
+} // namespace
+
+void addElementwiseOps(OpTable &t) {
+  addArithmetic(t);
+  addActivations(t);
+  addLogic(t);
+  addConversions(t);
 }
 
 } // namespace onnximport

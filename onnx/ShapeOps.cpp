@@ -395,25 +395,176 @@ FailureOr<Value> broadcastTo(Importer &im, Value v, ArrayRef<int64_t> shape) {
                         [](ArrayRef<double> a) { return a[0]; });
 }
 
+LogicalResult constantOp(Importer &im, SmallVectorImpl<Value> &results) {
+  if (const onnx::AttributeProto *a = im.attr("value")) {
+    std::string error;
+    FailureOr<DenseElementsAttr> attr = tensorAttr(im.context, a->t(), error);
+    if (failed(attr))
+      return im.fail("Constant: " + error);
+    results.push_back(im.constant(*attr));
+    return success();
+  }
+  Lit l;
+  if (const onnx::AttributeProto *a = im.attr("value_float")) {
+    l.elementType = im.b.getF32Type();
+    l.values = {a->f()};
+  } else if (const onnx::AttributeProto *a = im.attr("value_floats")) {
+    l.elementType = im.b.getF32Type();
+    l.values.assign(a->floats().begin(), a->floats().end());
+    l.shape = {static_cast<int64_t>(l.values.size())};
+  } else if (const onnx::AttributeProto *a = im.attr("value_int")) {
+    l = int64Lit(im.context, {}, {a->i()});
+  } else if (const onnx::AttributeProto *a = im.attr("value_ints")) {
+    std::vector<int64_t> v(a->ints().begin(), a->ints().end());
+    l = int64Lit(im.context, {static_cast<int64_t>(v.size())}, v);
+  } else {
+    return im.fail("Constant: no supported value attribute");
+  }
+  results.push_back(im.constant(l));
+  return success();
+}
+
+LogicalResult constantOfShapeOp(Importer &im, SmallVectorImpl<Value> &results) {
+  FailureOr<std::vector<int64_t>> shape = im.constInts(0, "shape");
+  if (failed(shape))
+    return failure();
+  Type et = im.b.getF32Type();
+  Attribute value = im.b.getF32FloatAttr(0.0f);
+  if (const onnx::AttributeProto *a = im.attr("value")) {
+    std::string error;
+    FailureOr<DenseElementsAttr> attr = tensorAttr(im.context, a->t(), error);
+    if (failed(attr) || attr->getNumElements() != 1)
+      return im.fail("ConstantOfShape: the value must be a one-element tensor");
+    et = attr->getElementType();
+    value = *attr->value_begin<Attribute>();
+  }
+  auto type = RankedTensorType::get(*shape, et);
+  results.push_back(im.constant(DenseElementsAttr::get(type, value)));
+  return success();
+}
+
+LogicalResult tileOp(Importer &im, SmallVectorImpl<Value> &results) {
+  if (!im.hasInput(0))
+    return im.fail("Tile needs an input");
+  FailureOr<std::vector<int64_t>> repeats = im.constInts(1, "repeats");
+  if (failed(repeats))
+    return failure();
+  Shape in = Importer::shapeOf(im.in(0));
+  if (repeats->size() != in.size())
+    return im.fail("Tile: repeats do not match the rank");
+  // [a, b] x [r, s]: [1, a, 1, b] broadcast to [r, a, s, b], then [r*a, s*b].
+  Shape spread, wide, out;
+  for (size_t d = 0; d < in.size(); ++d) {
+    spread.append({1, in[d]});
+    wide.append({(*repeats)[d], in[d]});
+    out.push_back((*repeats)[d] * in[d]);
+  }
+  FailureOr<Value> r = broadcastTo(im, im.reshape(im.in(0), spread), wide);
+  if (failed(r))
+    return failure();
+  results.push_back(im.reshape(*r, out));
+  return success();
+}
+
+LogicalResult padOp(Importer &im, SmallVectorImpl<Value> &results) {
+  if (!im.hasInput(0))
+    return im.fail("Pad needs an input");
+  std::string mode = im.attrString("mode", "constant");
+  if (mode != "constant")
+    return im.fail("Pad: mode '" + mode + "' is not supported (only 'constant')");
+  Shape in = Importer::shapeOf(im.in(0));
+  int64_t rank = in.size();
+  std::vector<int64_t> pads;
+  double value = 0;
+  if (im.opset < 11) {
+    pads = im.attrInts("pads");
+    value = im.attrFloat("value", 0.0f);
+  } else {
+    FailureOr<std::vector<int64_t>> p = im.constInts(1, "pads");
+    if (failed(p))
+      return failure();
+    pads = *p;
+    if (im.hasInput(2)) {
+      std::optional<Lit> v = im.lit(im.in(2));
+      if (!v || v->numElements() != 1)
+        return im.fail("Pad: constant_value must be a scalar constant");
+      value = v->values[0];
+    }
+  }
+  std::vector<int64_t> axes;
+  if (im.opset >= 18 && im.hasInput(3)) {
+    FailureOr<std::vector<int64_t>> a = im.constInts(3, "axes");
+    if (failed(a))
+      return failure();
+    axes = *a;
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  if (pads.size() != 2 * axes.size())
+    return im.fail("Pad: pads do not match the axes");
+  Shape lo(rank, 0), hi(rank, 0), out = in;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t a = normalizeAxis(axes[i], rank);
+    if (a < 0)
+      return im.fail("Pad: axis out of range");
+    lo[a] = pads[i];
+    hi[a] = pads[axes.size() + i];
+    if (lo[a] < 0 || hi[a] < 0)
+      return im.fail("Pad: negative pads are not supported");
+    out[a] += lo[a] + hi[a];
+  }
+  Type et = Importer::typeOf(im.in(0)).getElementType();
+  SmallVector<OpFoldResult> l, h;
+  for (int64_t d = 0; d < rank; ++d) {
+    l.push_back(im.b.getIndexAttr(lo[d]));
+    h.push_back(im.b.getIndexAttr(hi[d]));
+  }
+  results.push_back(tensor::PadOp::create(im.b, im.loc, RankedTensorType::get(out, et),
+                                          im.in(0), l, h, im.scalarConstant(et, value)));
+  return success();
+}
+
+LogicalResult rangeOp(Importer &im, SmallVectorImpl<Value> &results) {
+  std::optional<Lit> s = im.lit(im.in(0)), l = im.lit(im.in(1)), d = im.lit(im.in(2));
+  if (!s || !l || !d || s->numElements() != 1 || l->numElements() != 1 || d->numElements() != 1)
+    return im.fail("Range: start, limit and delta computed from data are not supported (they must be scalar constants)");
+  double start = s->values[0], limit = l->values[0], delta = d->values[0];
+  if (delta == 0)
+    return im.fail("Range: delta is 0");
+  int64_t n = std::max<int64_t>(static_cast<int64_t>(std::ceil((limit - start) / delta)), 0);
+  if (n > kFoldLimit)
+    return im.fail("Range: more than " + Twine(kFoldLimit) + " elements");
+  Lit r;
+  r.elementType = s->elementType;
+  r.shape = {n};
+  for (int64_t i = 0; i < n; ++i)
+    r.values.push_back(start + i * delta);
+  results.push_back(im.constant(r));
+  return success();
+}
+
+LogicalResult shapeOp(Importer &im, SmallVectorImpl<Value> &results) {
+  if (!im.hasInput(0))
+    return im.fail("Shape needs an input");
+  Shape s = Importer::shapeOf(im.in(0));
+  int64_t rank = s.size();
+  int64_t start = im.attrInt("start", 0), end = im.attrInt("end", rank);
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  Shape part(s.begin() + start, s.begin() + end);
+  results.push_back(im.constant(int64Lit(im.context, {static_cast<int64_t>(part.size())}, part)));
+  return success();
+}
+
 } // namespace
 
 void addShapeOps(OpTable &t) {
-  t["Shape"] = [](Importer &im, SmallVectorImpl<Value> &results) {
-    if (!im.hasInput(0))
-      return im.fail("Shape needs an input");
-    Shape s = Importer::shapeOf(im.in(0));
-    int64_t rank = s.size();
-    int64_t start = im.attrInt("start", 0), end = im.attrInt("end", rank);
-    if (start < 0)
-      start += rank;
-    if (end < 0)
-      end += rank;
-    start = std::clamp<int64_t>(start, 0, rank);
-    end = std::clamp<int64_t>(end, start, rank);
-    Shape part(s.begin() + start, s.begin() + end);
-    results.push_back(im.constant(int64Lit(im.context, {static_cast<int64_t>(part.size())}, part)));
-    return success();
-  };
+  t["Shape"] = shapeOp;
   t["Size"] = [](Importer &im, SmallVectorImpl<Value> &results) {
     if (!im.hasInput(0))
       return im.fail("Size needs an input");
@@ -421,52 +572,8 @@ void addShapeOps(OpTable &t) {
         im.constant(int64Lit(im.context, {}, {Importer::typeOf(im.in(0)).getNumElements()})));
     return success();
   };
-  t["Constant"] = [](Importer &im, SmallVectorImpl<Value> &results) {
-    if (const onnx::AttributeProto *a = im.attr("value")) {
-      std::string error;
-      FailureOr<DenseElementsAttr> attr = tensorAttr(im.context, a->t(), error);
-      if (failed(attr))
-        return im.fail("Constant: " + error);
-      results.push_back(im.constant(*attr));
-      return success();
-    }
-    Lit l;
-    if (const onnx::AttributeProto *a = im.attr("value_float")) {
-      l.elementType = im.b.getF32Type();
-      l.values = {a->f()};
-    } else if (const onnx::AttributeProto *a = im.attr("value_floats")) {
-      l.elementType = im.b.getF32Type();
-      l.values.assign(a->floats().begin(), a->floats().end());
-      l.shape = {static_cast<int64_t>(l.values.size())};
-    } else if (const onnx::AttributeProto *a = im.attr("value_int")) {
-      l = int64Lit(im.context, {}, {a->i()});
-    } else if (const onnx::AttributeProto *a = im.attr("value_ints")) {
-      std::vector<int64_t> v(a->ints().begin(), a->ints().end());
-      l = int64Lit(im.context, {static_cast<int64_t>(v.size())}, v);
-    } else {
-      return im.fail("Constant: no supported value attribute");
-    }
-    results.push_back(im.constant(l));
-    return success();
-  };
-  t["ConstantOfShape"] = [](Importer &im, SmallVectorImpl<Value> &results) {
-    FailureOr<std::vector<int64_t>> shape = im.constInts(0, "shape");
-    if (failed(shape))
-      return failure();
-    Type et = im.b.getF32Type();
-    Attribute value = im.b.getF32FloatAttr(0.0f);
-    if (const onnx::AttributeProto *a = im.attr("value")) {
-      std::string error;
-      FailureOr<DenseElementsAttr> attr = tensorAttr(im.context, a->t(), error);
-      if (failed(attr) || attr->getNumElements() != 1)
-        return im.fail("ConstantOfShape: the value must be a one-element tensor");
-      et = attr->getElementType();
-      value = *attr->value_begin<Attribute>();
-    }
-    auto type = RankedTensorType::get(*shape, et);
-    results.push_back(im.constant(DenseElementsAttr::get(type, value)));
-    return success();
-  };
+  t["Constant"] = constantOp;
+  t["ConstantOfShape"] = constantOfShapeOp;
   t["Reshape"] = reshapeOp;
   t["Flatten"] = [](Importer &im, SmallVectorImpl<Value> &results) {
     if (!im.hasInput(0))
@@ -511,104 +618,9 @@ void addShapeOps(OpTable &t) {
     results.push_back(*r);
     return success();
   };
-  t["Tile"] = [](Importer &im, SmallVectorImpl<Value> &results) {
-    if (!im.hasInput(0))
-      return im.fail("Tile needs an input");
-    FailureOr<std::vector<int64_t>> repeats = im.constInts(1, "repeats");
-    if (failed(repeats))
-      return failure();
-    Shape in = Importer::shapeOf(im.in(0));
-    if (repeats->size() != in.size())
-      return im.fail("Tile: repeats do not match the rank");
-    // [a, b] x [r, s]: [1, a, 1, b] broadcast to [r, a, s, b], then [r*a, s*b].
-    Shape spread, wide, out;
-    for (size_t d = 0; d < in.size(); ++d) {
-      spread.append({1, in[d]});
-      wide.append({(*repeats)[d], in[d]});
-      out.push_back((*repeats)[d] * in[d]);
-    }
-    FailureOr<Value> r = broadcastTo(im, im.reshape(im.in(0), spread), wide);
-    if (failed(r))
-      return failure();
-    results.push_back(im.reshape(*r, out));
-    return success();
-  };
-  t["Pad"] = [](Importer &im, SmallVectorImpl<Value> &results) {
-    if (!im.hasInput(0))
-      return im.fail("Pad needs an input");
-    std::string mode = im.attrString("mode", "constant");
-    if (mode != "constant")
-      return im.fail("Pad: mode '" + mode + "' is not supported (only 'constant')");
-    Shape in = Importer::shapeOf(im.in(0));
-    int64_t rank = in.size();
-    std::vector<int64_t> pads;
-    double value = 0;
-    if (im.opset < 11) {
-      pads = im.attrInts("pads");
-      value = im.attrFloat("value", 0.0f);
-    } else {
-      FailureOr<std::vector<int64_t>> p = im.constInts(1, "pads");
-      if (failed(p))
-        return failure();
-      pads = *p;
-      if (im.hasInput(2)) {
-        std::optional<Lit> v = im.lit(im.in(2));
-        if (!v || v->numElements() != 1)
-          return im.fail("Pad: constant_value must be a scalar constant");
-        value = v->values[0];
-      }
-    }
-    std::vector<int64_t> axes;
-    if (im.opset >= 18 && im.hasInput(3)) {
-      FailureOr<std::vector<int64_t>> a = im.constInts(3, "axes");
-      if (failed(a))
-        return failure();
-      axes = *a;
-    } else {
-      for (int64_t d = 0; d < rank; ++d)
-        axes.push_back(d);
-    }
-    if (pads.size() != 2 * axes.size())
-      return im.fail("Pad: pads do not match the axes");
-    Shape lo(rank, 0), hi(rank, 0), out = in;
-    for (size_t i = 0; i < axes.size(); ++i) {
-      int64_t a = normalizeAxis(axes[i], rank);
-      if (a < 0)
-        return im.fail("Pad: axis out of range");
-      lo[a] = pads[i];
-      hi[a] = pads[axes.size() + i];
-      if (lo[a] < 0 || hi[a] < 0)
-        return im.fail("Pad: negative pads are not supported");
-      out[a] += lo[a] + hi[a];
-    }
-    Type et = Importer::typeOf(im.in(0)).getElementType();
-    SmallVector<OpFoldResult> l, h;
-    for (int64_t d = 0; d < rank; ++d) {
-      l.push_back(im.b.getIndexAttr(lo[d]));
-      h.push_back(im.b.getIndexAttr(hi[d]));
-    }
-    results.push_back(tensor::PadOp::create(im.b, im.loc, RankedTensorType::get(out, et),
-                                            im.in(0), l, h, im.scalarConstant(et, value)));
-    return success();
-  };
-  t["Range"] = [](Importer &im, SmallVectorImpl<Value> &results) {
-    std::optional<Lit> s = im.lit(im.in(0)), l = im.lit(im.in(1)), d = im.lit(im.in(2));
-    if (!s || !l || !d || s->numElements() != 1 || l->numElements() != 1 || d->numElements() != 1)
-      return im.fail("Range: start, limit and delta computed from data are not supported (they must be scalar constants)");
-    double start = s->values[0], limit = l->values[0], delta = d->values[0];
-    if (delta == 0)
-      return im.fail("Range: delta is 0");
-    int64_t n = std::max<int64_t>(static_cast<int64_t>(std::ceil((limit - start) / delta)), 0);
-    if (n > kFoldLimit)
-      return im.fail("Range: more than " + Twine(kFoldLimit) + " elements");
-    Lit r;
-    r.elementType = s->elementType;
-    r.shape = {n};
-    for (int64_t i = 0; i < n; ++i)
-      r.values.push_back(start + i * delta);
-    results.push_back(im.constant(r));
-    return success();
-  };
+  t["Tile"] = tileOp;
+  t["Pad"] = padOp;
+  t["Range"] = rangeOp;
 }
 
 } // namespace onnximport

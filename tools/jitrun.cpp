@@ -26,6 +26,8 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <optional>
+#include <utility>
 #include <thread>
 
 using namespace llvm;
@@ -262,6 +264,25 @@ static bool extractThreads(std::vector<char *> &args, unsigned &threads) {
   return true;
 }
 
+
+/// `NAME:DIMS` of --input-shape, split at the last ':' (ONNX names may hold
+/// ':'); nullopt if malformed.
+static std::optional<std::pair<std::string, std::vector<int64_t>>> parseInputShape(StringRef spec) {
+  size_t colon = spec.rfind(':');
+  if (colon == StringRef::npos || colon == 0 || colon + 1 == spec.size())
+    return std::nullopt;
+  SmallVector<StringRef> parts;
+  spec.substr(colon + 1).split(parts, 'x');
+  std::vector<int64_t> dims;
+  for (StringRef p : parts) {
+    int64_t d;
+    if (p.getAsInteger(10, d) || d < 0)
+      return std::nullopt;
+    dims.push_back(d);
+  }
+  return std::make_pair(spec.substr(0, colon).str(), std::move(dims));
+}
+
 static int run(int argc, char **argv);
 
 int main(int argc, char **argv) {
@@ -312,25 +333,10 @@ static int run(int argc, char **argv) {
   jitrun::CompileOptions options;
   options.function = function;
   for (const std::string &spec : inputShapes) {
-    // NAME:DIMS, split at the last ':' (ONNX names may hold ':').
-    size_t colon = spec.rfind(':');
-    std::vector<int64_t> dims;
-    bool ok = colon != std::string::npos && colon > 0 && colon + 1 < spec.size();
-    if (ok) {
-      SmallVector<StringRef> parts;
-      StringRef(spec).substr(colon + 1).split(parts, 'x');
-      for (StringRef p : parts) {
-        int64_t d;
-        if (p.getAsInteger(10, d) || d < 0) {
-          ok = false;
-          break;
-        }
-        dims.push_back(d);
-      }
-    }
-    if (!ok)
+    std::optional<std::pair<std::string, std::vector<int64_t>>> shape = parseInputShape(spec);
+    if (!shape)
       return fail("--input-shape must be NAME:DIMS (e.g. input:1x3x224x224), not '" + spec + "'");
-    options.inputShapes.emplace_back(spec.substr(0, colon), std::move(dims));
+    options.inputShapes.push_back(std::move(*shape));
   }
   options.fusion = *fusionMode;
   options.reference = reference;
