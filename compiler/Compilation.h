@@ -55,6 +55,9 @@ public:
   /// The phases, in order: parse, entry, import, fusion, host lowering,
   /// kernels (Driver.cpp).
   llvm::Error compile(llvm::StringRef bytes, llvm::StringRef name);
+  /// CompileOptions::signatureOnly: the entry's argument and result specs
+  /// (with their jitrun.name) into the program, nothing compiled.
+  llvm::Error readSignature(mlir::func::FuncOp entry);
   llvm::Error runPasses(mlir::ModuleOp module,
                         llvm::function_ref<void(mlir::PassManager &)> build, Diagnostics &diags);
   /// The host function after fusion as a HostProgram (HostLowering.cpp).

@@ -276,6 +276,35 @@ static llvm::Error checkSupported(func::FuncOp entry, Compilation &impl) {
   return result;
 }
 
+llvm::Error Compilation::readSignature(func::FuncOp entry) {
+  stats.function = entry.getSymName().str();
+  FunctionType type = entry.getFunctionType();
+  auto spec = [&](Type t, DictionaryAttr attrs, const llvm::Twine &what) -> llvm::Expected<TensorSpec> {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    std::optional<ElementType> et = rt ? toElementType(rt.getElementType()) : std::nullopt;
+    if (!rt || !rt.hasStaticShape() || !et)
+      return compileError("entry function '" + entry.getSymName() + "' " + what +
+                          " is not a statically shaped tensor jitrun can run");
+    TensorSpec s{*et, std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end())};
+    if (auto name = attrs ? attrs.getAs<StringAttr>(kTensorNameAttrName) : StringAttr())
+      s.name = name.str();
+    return s;
+  };
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+    llvm::Expected<TensorSpec> s = spec(t, entry.getArgAttrDict(i), "argument " + llvm::Twine(i));
+    if (!s)
+      return s.takeError();
+    program.inputSpecs.push_back(std::move(*s));
+  }
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    llvm::Expected<TensorSpec> s = spec(t, entry.getResultAttrDict(i), "result " + llvm::Twine(i));
+    if (!s)
+      return s.takeError();
+    program.outputSpecs.push_back(std::move(*s));
+  }
+  return llvm::Error::success();
+}
+
 /// An ONNX model: named .onnx, or binary that starts as a ModelProto.
 static bool isOnnx(llvm::StringRef bytes, llvm::StringRef name) {
   return name.ends_with(".onnx") || looksLikeOnnx(bytes);
@@ -343,6 +372,8 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
                        "function to compile");
   }
   std::string entryName = entry.getSymName().str();
+  if (options.signatureOnly)
+    return readSignature(entry);
   // Functions the entry calls are inlined into it (no canonicalization on
   // the way: the entry is imported as written); a call that remains
   // (recursion, an external function) is an error that names it.

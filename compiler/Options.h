@@ -21,6 +21,9 @@ namespace jitrun {
 struct CompileOptions {
   /// Entry point; empty picks the only public function, else @main.
   std::string function;
+  /// Stop after reading the entry point's signature: the compiled model has
+  /// inputs() and outputs() and no kernels; running it is an error.
+  bool signatureOnly = false;
   /// Static shapes for model inputs with symbolic dims (ONNX), by name.
   std::vector<std::pair<std::string, std::vector<int64_t>>> inputShapes;
   FusionMode fusion = FusionMode::Default;

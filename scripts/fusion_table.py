@@ -4,7 +4,6 @@ model jitrun has (bundled models, the zoo when built, the ../shared corpus when
 present), in default and aggressive fusion, plus root ops and dispatches per
 root. Run through `make fusion-table`."""
 import json
-import re
 import os
 import subprocess
 import sys
@@ -41,12 +40,12 @@ def models():
 
 def input_flags(path):
     """Seeded random inputs of the shapes the model's entry point takes
-    (jitrun names them when called without inputs)."""
-    res = subprocess.run([JITRUN, path], capture_output=True, text=True)
-    m = re.search(r"inputs \(([^)]*)\)", res.stderr)
-    if not m:
+    (`jitrun --print-signature=json`, which does not compile the model)."""
+    res = subprocess.run([JITRUN, path, "--print-signature=json"], capture_output=True, text=True)
+    if res.returncode != 0:
         return []
-    return ["--input=" + s.rsplit(": ", 1)[-1] for s in m.group(1).split(", ")]
+    return ["--input=" + "".join("%dx" % d for d in t["shape"]) + t["dtype"]
+            for t in json.loads(res.stdout)["inputs"]]
 
 
 def stats(path, flags, fusion):

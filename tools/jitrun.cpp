@@ -15,6 +15,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -68,6 +69,11 @@ cl::opt<uint64_t> stackLimit("stack-allocation-limit", cl::desc("Largest static 
 cl::opt<bool> failOnStack("fail-on-out-of-bounds-stack-allocation",
                           cl::desc("Fail (true) or warn (false) over the stack limit"), cl::init(true),
                           cl::cat(category));
+cl::opt<std::string> printSignature(
+    "print-signature", cl::ValueOptional,
+    cl::desc("Print the model's inputs and outputs (names, shapes, types) without compiling "
+             "it, as text or (=json) JSON, and exit"),
+    cl::cat(category));
 cl::opt<unsigned> benchmark("benchmark", cl::desc("Run N times after one warm-up and print latency"),
                             cl::init(0), cl::cat(category));
 cl::opt<bool> reference("reference",
@@ -283,6 +289,47 @@ static std::optional<std::pair<std::string, std::vector<int64_t>>> parseInputSha
   return std::make_pair(spec.substr(0, colon).str(), std::move(dims));
 }
 
+
+/// `s` as a JSON string, escaped.
+static std::string jsonString(StringRef s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\', out += static_cast<char>(c);
+    else if (c < 0x20)
+      out += llvm::formatv("\\u{0:x-4}", static_cast<unsigned>(c)).str();
+    else
+      out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
+
+/// --print-signature: the entry point's inputs and outputs, text or JSON.
+static void printSignatureOf(raw_ostream &os, const jitrun::CompiledModel &model, bool json) {
+  auto list = [&](const std::vector<jitrun::TensorSpec> &specs) {
+    std::string out;
+    for (const jitrun::TensorSpec &s : specs) {
+      if (json) {
+        out += out.empty() ? "" : ", ";
+        out += "{\"name\": " + jsonString(s.name) + ", \"shape\": [";
+        for (size_t i = 0; i < s.shape.size(); ++i)
+          out += (i ? ", " : "") + std::to_string(s.shape[i]);
+        out += "], \"dtype\": " + jsonString(jitrun::elementTypeName(s.type)) + "}";
+      } else {
+        out += "  " + (s.name.empty() ? std::string("-") : s.name) + "  " + s.str() + "\n";
+      }
+    }
+    return out;
+  };
+  const std::string &function = model.statistics().function;
+  if (json)
+    os << "{\"function\": " << jsonString(function) << ", \"inputs\": [" << list(model.inputs())
+       << "], \"outputs\": [" << list(model.outputs()) << "]}\n";
+  else
+    os << "function @" << function << "\ninputs:\n" << list(model.inputs()) << "outputs:\n"
+       << list(model.outputs());
+}
+
 static int run(int argc, char **argv);
 
 int main(int argc, char **argv) {
@@ -367,6 +414,17 @@ static int run(int argc, char **argv) {
     expected.push_back(std::move(*t));
   }
 
+  if (printSignature.getNumOccurrences()) {
+    if (printSignature != "" && printSignature != "json" && printSignature != "text")
+      return fail("--print-signature takes =json or =text, not '" + printSignature + "'");
+    options.signatureOnly = true;
+    auto model = jitrun::CompiledModel::compileFile(modelPath, options);
+    if (!model)
+      return fail(toString(model.takeError()));
+    printSignatureOf(outs(), **model, printSignature == "json");
+    outs().flush();
+    return outs().has_error() ? fail("cannot write to standard output") : 0;
+  }
   auto model = jitrun::CompiledModel::compileFile(modelPath, options);
   if (!model)
     return fail(toString(model.takeError()));
