@@ -21,10 +21,6 @@ namespace {
 
 bool isFloat(Type t) { return isa<FloatType>(t); }
 
-Value fconst(OpBuilder &b, Location loc, Type t, double v) {
-  return arith::ConstantOp::create(b, loc, FloatAttr::get(t, v));
-}
-
 /// An op of one or more same-typed inputs whose result has their type.
 LogicalResult same(Importer &im, SmallVectorImpl<Value> &results, int arity,
                    const ScalarFn &body, const FoldFn &fold = nullptr) {
@@ -116,10 +112,6 @@ void variadic(OpTable &t, StringRef name, ScalarFn floatOp, ScalarFn intOp, bool
     return success();
   };
 }
-
-using B = OpBuilder;
-using L = Location;
-using V = ValueRange;
 
 /// Arithmetic and math: NumPy-broadcast, folded on constants where exact.
 void addArithmetic(OpTable &t) {

@@ -14,6 +14,7 @@
 
 #include "onnx/Import.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -44,6 +45,16 @@ struct Lit {
 
 /// Constants up to this many elements are folded at import.
 constexpr int64_t kFoldLimit = 1 << 16;
+
+/// Short names for the scalar-body lambdas of the op importers.
+using B = mlir::OpBuilder;
+using L = mlir::Location;
+using V = mlir::ValueRange;
+
+/// An f16/bf16/f32/f64 scalar constant `v` of type `t`.
+inline mlir::Value fconst(mlir::OpBuilder &b, mlir::Location l, mlir::Type t, double v) {
+  return mlir::arith::ConstantOp::create(b, l, mlir::FloatAttr::get(t, v));
+}
 
 /// Computes one element of an elementwise op from its operands' elements.
 using ScalarFn = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
@@ -164,6 +175,13 @@ void addQuantizedOps(OpTable &table);
 
 /// Normalizes a possibly negative axis of a rank-`rank` tensor; -1 if out of range.
 int64_t normalizeAxis(int64_t axis, int64_t rank);
+
+/// The axis a quantization scale of `scaleElements` elements runs along in
+/// a rank-`rank` tensor: 0 for a per-tensor scale (the attribute is ignored
+/// then), else the normalized `axis` attribute; -1 if out of range.
+inline int64_t quantizationAxis(int64_t axisAttr, int64_t rank, int64_t scaleElements) {
+  return scaleElements > 1 ? normalizeAxis(axisAttr, rank) : 0;
+}
 
 } // namespace onnximport
 } // namespace jitrun

@@ -22,14 +22,6 @@ namespace jitrun {
 namespace onnximport {
 namespace {
 
-using B = OpBuilder;
-using L = Location;
-using V = ValueRange;
-
-Value fconst(B &b, L l, Type t, double v) {
-  return arith::ConstantOp::create(b, l, FloatAttr::get(t, v));
-}
-
 LogicalResult conv(Importer &im, SmallVectorImpl<Value> &results) {
   if (!im.hasInput(0) || !im.hasInput(1))
     return im.fail("Conv needs an input and weights");

@@ -20,10 +20,6 @@ namespace jitrun {
 namespace onnximport {
 namespace {
 
-using B = OpBuilder;
-using L = Location;
-using V = ValueRange;
-
 /// `v` (a scalar or a per-axis vector) shaped to broadcast against a
 /// rank-`rank` tensor along `axis`.
 Value alongAxis(Importer &im, Value v, int64_t rank, int64_t axis) {
@@ -79,12 +75,10 @@ LogicalResult dequantize(Importer &im, SmallVectorImpl<Value> &results) {
   Value x = im.in(0);
   int64_t rank = Importer::typeOf(x).getRank();
   // The axis matters only for a per-axis (1-D) scale.
-  int64_t axis = 0;
-  if (Importer::typeOf(im.in(1)).getNumElements() > 1) {
-    axis = normalizeAxis(im.attrInt("axis", 1), rank);
-    if (axis < 0)
-      return im.fail("DequantizeLinear: axis out of range");
-  }
+  int64_t axis = quantizationAxis(im.attrInt("axis", 1), rank,
+                                  Importer::typeOf(im.in(1)).getNumElements());
+  if (axis < 0)
+    return im.fail("DequantizeLinear: axis out of range");
   bool uns = im.isUnsigned(x);
   Value zp = zeroPoint(im, 2);
   bool zpUns = im.hasInput(2) ? im.isUnsigned(zp) : uns;
@@ -105,12 +99,10 @@ LogicalResult quantize(Importer &im, SmallVectorImpl<Value> &results) {
     return im.fail("QuantizeLinear needs x and y_scale");
   Value x = im.in(0);
   int64_t rank = Importer::typeOf(x).getRank();
-  int64_t axis = 0;
-  if (Importer::typeOf(im.in(1)).getNumElements() > 1) {
-    axis = normalizeAxis(im.attrInt("axis", 1), rank);
-    if (axis < 0)
-      return im.fail("QuantizeLinear: axis out of range");
-  }
+  int64_t axis = quantizationAxis(im.attrInt("axis", 1), rank,
+                                  Importer::typeOf(im.in(1)).getNumElements());
+  if (axis < 0)
+    return im.fail("QuantizeLinear: axis out of range");
   // The output type is the zero point's; uint8 when it is absent.
   bool uns = im.hasInput(2) ? im.isUnsigned(im.in(2)) : true;
   Value zp = zeroPoint(im, 2);

@@ -17,10 +17,6 @@ namespace jitrun {
 namespace onnximport {
 namespace {
 
-using B = OpBuilder;
-using L = Location;
-using V = ValueRange;
-
 int64_t product(ArrayRef<int64_t> s, size_t from = 0, size_t to = ~size_t(0)) {
   int64_t p = 1;
   for (size_t i = from; i < std::min(to, s.size()); ++i)
