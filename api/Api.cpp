@@ -11,6 +11,7 @@
 
 #include "api/Model.h"
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -47,6 +48,10 @@ struct jitrun_session_s {
 
 struct jitrun_outputs_s {
   std::vector<HostTensor> tensors;
+};
+
+struct jitrun_profile_s {
+  jitrun::Profile profile;
 };
 
 namespace {
@@ -209,6 +214,8 @@ jitrun_status_t load(jitrun_runtime_t runtime, const jitrun_options_t options,
 
 extern "C" {
 
+const char *jitrun_version(void) { return JITRUN_VERSION; }
+
 jitrun_status_code_t jitrun_status_code(jitrun_status_t status) {
   return status ? status->code : JITRUN_OK;
 }
@@ -328,6 +335,21 @@ jitrun_status_t jitrun_options_set_force_avx2(jitrun_options_t options, int forc
   return nullptr;
 }
 
+jitrun_status_t jitrun_options_set_progress(jitrun_options_t options, jitrun_progress_fn fn,
+                                            void *user_data) {
+  if (!options)
+    return invalid("jitrun_options_set_progress: null options");
+  return guarded([&]() -> jitrun_status_t {
+    options->options.progress = nullptr;
+    if (fn)
+      options->options.progress = [fn, user_data](const char *phase, size_t done,
+                                                   size_t total) {
+        fn(user_data, phase, done, total);
+      };
+    return nullptr;
+  });
+}
+
 jitrun_status_t jitrun_model_load_file(jitrun_runtime_t runtime, const char *path,
                                        jitrun_options_t options, jitrun_model_t *out) {
   if (!path) {
@@ -413,6 +435,52 @@ jitrun_status_t jitrun_model_statistics(jitrun_model_t model, jitrun_statistics_
                              s.compileSeconds, s.vnniKernels};
   return nullptr;
 }
+
+jitrun_status_t jitrun_model_set_profiling(jitrun_model_t model, int enabled) {
+  if (!model)
+    return invalid("jitrun_model_set_profiling: null model");
+  return guarded([&]() -> jitrun_status_t {
+    model->model->setProfiling(enabled != 0);
+    return nullptr;
+  });
+}
+
+jitrun_status_t jitrun_model_profile(jitrun_model_t model, jitrun_profile_t *out) {
+  if (!out)
+    return invalid("jitrun_model_profile: null output handle");
+  *out = nullptr;
+  if (!model)
+    return invalid("jitrun_model_profile: null model");
+  return guarded([&]() -> jitrun_status_t {
+    *out = new jitrun_profile_s{model->model->profile()};
+    return nullptr;
+  });
+}
+
+int64_t jitrun_profile_runs(jitrun_profile_t profile) {
+  return profile ? profile->profile.runs : 0;
+}
+
+size_t jitrun_profile_count(jitrun_profile_t profile) {
+  return profile ? profile->profile.commands.size() : 0;
+}
+
+jitrun_status_t jitrun_profile_get(jitrun_profile_t profile, size_t index,
+                                   jitrun_profile_entry_t *out) {
+  if (!profile || !out)
+    return invalid("jitrun_profile_get: null profile or output");
+  const std::vector<jitrun::CommandProfile> &commands = profile->profile.commands;
+  if (index >= commands.size())
+    return invalid("profile entry " + std::to_string(index) + " out of range: the profile has " +
+                   std::to_string(commands.size()) + " entries");
+  const jitrun::CommandProfile &c = commands[index];
+  double runs = static_cast<double>(std::max<int64_t>(1, profile->profile.runs));
+  *out = jitrun_profile_entry_t{c.name.c_str(), c.op.c_str(), c.location.c_str(),
+                                c.seconds / runs, c.flops, c.bytes};
+  return nullptr;
+}
+
+void jitrun_profile_free(jitrun_profile_t profile) { delete profile; }
 
 jitrun_status_t jitrun_model_run(jitrun_model_t model, const jitrun_tensor_t *inputs,
                                  size_t num_inputs, const jitrun_tensor_t *outputs,

@@ -324,6 +324,11 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(bytes, name), llvm::SMLoc());
 
+  auto report = [&](const char *phase) {
+    if (options.progress)
+      options.progress(phase, 0, 1);
+  };
+  report("read");
   std::string parseErrors;
   OwningOpRef<ModuleOp> module;
   {
@@ -421,6 +426,7 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
     if (isa<linalg::GenericOp>(op) || isElementwiseOp(op))
       ++stats.genericBefore;
   });
+  report("fuse");
   FusionOptions fusion;
   fusion.mode = mode;
   fusion.explain = options.explainFusion;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Compilation.h"
+#include "contract/Location.h"
 
 #include "codegen/Passes.h"
 #include "fusion/Passes.h"
@@ -90,11 +91,13 @@ static llvm::Expected<std::vector<uint8_t>> constantBytes(ElementsAttr attr,
 /// ranges for a contraction or convolution with a multiply-add body, the
 /// product for other reductions and pooling, 0 without a root or with a
 /// dynamic range.
-static void describeDispatch(func::FuncOp callee, std::string &opName, double &flops) {
+static void describeDispatch(func::FuncOp callee, std::string &opName, std::string &location,
+                             double &flops) {
   flops = 0;
   Operation *named = dispatchRootOp(callee);
   Operation *root = named && isRootOp(named) ? named : nullptr;
   opName = named ? named->getName().getStringRef().str() : "-";
+  location = sourcePosition(named ? named->getLoc() : callee.getLoc());
   if (!root)
     return;
   auto linalgOp = cast<linalg::LinalgOp>(root);
@@ -450,7 +453,7 @@ llvm::Error HostLowering::lowerCall(Operation &op, func::CallOp call) {
   Command c{Command::Dispatch};
   c.kernel = comp.registerKernel(callee);
   c.name = callee.getSymName().str();
-  describeDispatch(callee, c.op, c.flops);
+  describeDispatch(callee, c.op, c.location, c.flops);
   for (Value arg : call.getOperands())
     c.bindings.push_back(lookup(arg));
   for (Value res : call.getResults()) {
@@ -492,6 +495,7 @@ llvm::Error HostLowering::lowerFill(Operation &op, linalg::FillOp fill) {
   c.shape.assign(spec->shape.begin(), spec->shape.end());
   c.name = "fill:" + spec->str();
   c.op = "linalg.fill";
+  c.location = sourcePosition(op.getLoc());
   p.commands.push_back(std::move(c));
   ++stats.fills;
   return llvm::Error::success();
@@ -517,6 +521,7 @@ llvm::Error HostLowering::lowerInsertSlice(Operation &op, tensor::InsertSliceOp 
     c.name = "copy:" + shapeName(dest.getType()) + "->" +
              shapeName(insert.getResult().getType());
     c.op = "tensor.insert_slice";
+    c.location = sourcePosition(op.getLoc());
     p.commands.push_back(std::move(c));
     ++stats.copies;
   }
@@ -764,6 +769,7 @@ llvm::Error HostLowering::makeCopy(Operation &op, Value src, RankedTensorType sr
   Command c{Command::Copy};
   c.name = "copy:" + shapeName(srcType) + "->" + shapeName(dstType);
   c.op = op.getName().getStringRef().str();
+  c.location = sourcePosition(op.getLoc());
   CopyCommand &cc = c.copy;
   cc.src = lookup(src);
   cc.dst = bufferOf.lookup(dstVal);

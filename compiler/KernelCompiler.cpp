@@ -29,6 +29,7 @@
 #include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
+#include <mutex>
 #include <thread>
 #include <unistd.h>
 
@@ -331,8 +332,18 @@ std::vector<CompiledKernel> KernelCompiler::compileAll(llvm::ArrayRef<KernelJob>
     }
   }
   std::atomic<size_t> next{0};
+  std::mutex progressMutex;
+  size_t done = 0;
+  auto reportDone = [&](bool finished) {
+    if (!options.progress)
+      return;
+    std::lock_guard<std::mutex> lock(progressMutex);
+    done += finished ? 1 : 0;
+    options.progress("compile", done, jobs.size());
+  };
+  reportDone(false);
   auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+    for (size_t i; (i = next.fetch_add(1)) < jobs.size(); reportDone(true)) {
       if (useCache && readCacheEntry(options.cacheDir, jobs[i].key, jobs[i].symbol, results[i]))
         continue;
       results[i] = compileKernelIsolated(jobs[i].text, jobs[i].name, jobs[i].symbol, options);

@@ -52,6 +52,11 @@ struct CompileOptions {
   /// Lets a tool apply MLIR's command-line pass manager options
   /// (--mlir-print-ir-after-all, --mlir-timing, ...) to every pass manager.
   std::function<void(mlir::PassManager &)> configurePassManager;
+  /// Told how compiling goes: ("read", 0, 1) before the model is parsed or
+  /// imported, ("fuse", 0, 1) before fusion, then ("compile", done, total)
+  /// before the first kernel and after each one. Calls come one at a time
+  /// (from the kernel-compiling threads during "compile").
+  std::function<void(const char *phase, size_t done, size_t total)> progress;
 };
 
 /// The statistics of one compiled function (README.md, "Reading the

@@ -39,6 +39,7 @@ Profile Executor::profile() const {
                                           : CommandProfile::Copy;
     cp.name = c.name;
     cp.op = c.op;
+    cp.location = c.location;
     cp.flops = c.flops;
     cp.bytes = c.bytes;
     cp.seconds = i < commandSeconds.size() ? commandSeconds[i] : 0.0;

@@ -28,6 +28,9 @@ struct CommandProfile {
   /// A dispatch's root op (else its first compute linalg op); linalg.fill,
   /// tensor.insert_slice or tensor.extract_slice for host fills and copies.
   std::string op;
+  /// `file:line:col` of the root op (a dispatch) or the op (a fill or a
+  /// copy) in the model's source; "" when the model carries no locations.
+  std::string location;
   /// FLOPs of one run of the root op (0 when there is no root): 2 * the
   /// product of its static loop ranges for contractions and convolutions
   /// (multiply-add), the product for other reductions and pooling.

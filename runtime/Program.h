@@ -83,8 +83,9 @@ struct Command {
   int64_t workgroups = 1;
   std::vector<int> bindings;
   // --profile: the dispatch function or `fill:SHAPE`/`copy:SRC->DST`, the
-  // root op, the root's FLOPs and the bytes read plus written per run.
-  std::string name, op;
+  // root op, the root's FLOPs and the bytes read plus written per run, and
+  // the source position (file:line:col) of the root or op ("" if none).
+  std::string name, op, location;
   double flops = 0;
   int64_t bytes = 0;
   // Fill / CopyWhole

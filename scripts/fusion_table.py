@@ -55,7 +55,7 @@ def stats(path, flags, fusion):
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         return None, res.stderr.strip().splitlines()[0] if res.stderr.strip() else "failed"
-    line = [l for l in res.stdout.splitlines() if l.startswith("{")][-1]
+    line = [l for l in res.stderr.splitlines() if l.startswith("{")][-1]
     return json.loads(line), None
 
 

@@ -48,11 +48,11 @@ def main():
             if rc != 0:
                 cells = ["error: " + err.strip().splitlines()[0]]
                 break
-            stats[fusion] = json.loads([l for l in out.splitlines() if l.startswith("{")][-1])
+            stats[fusion] = json.loads([l for l in err.splitlines() if l.startswith("{")][-1])
         if not cells:
             # Compile time without the cache, default fusion.
             rc, out, err = jitrun(path, "--dump-statistics=json", "--threads=2", *inputs)
-            compile_s = json.loads([l for l in out.splitlines() if l.startswith("{")][-1])["compile_seconds"]
+            compile_s = json.loads([l for l in err.splitlines() if l.startswith("{")][-1])["compile_seconds"]
             lat = []
             for threads in (1, 2):
                 rc, out, err = jitrun(path, "--threads=%d" % threads, "--benchmark=%d" % RUNS,

@@ -17,7 +17,11 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -59,8 +63,9 @@ cl::opt<std::string> fusion("fusion", cl::desc("default|aggressive|none"), cl::i
 cl::opt<std::string> dumpStatistics("dump-statistics", cl::desc("json|csv|pretty"), cl::init(""),
                                     cl::cat(category));
 cl::opt<std::string> dumpStatisticsFile("dump-statistics-file",
-                                        cl::desc("Where statistics go (default: stdout)"), cl::init("-"),
-                                        cl::cat(category));
+                                        cl::desc("Write the statistics to FILE (default, or '-': "
+                                                 "standard error)"),
+                                        cl::value_desc("FILE"), cl::cat(category));
 cl::opt<std::string> dumpDispatchGraph("dump-dispatch-graph",
                                        cl::desc("Write the host program as a Graphviz graph of dispatches"),
                                        cl::value_desc("FILE.dot"), cl::cat(category));
@@ -74,8 +79,14 @@ cl::opt<std::string> printSignature(
     cl::desc("Print the model's inputs and outputs (names, shapes, types) without compiling "
              "it, as text or (=json) JSON, and exit"),
     cl::cat(category));
-cl::opt<unsigned> benchmark("benchmark", cl::desc("Run N times after one warm-up and print latency"),
+cl::opt<unsigned> benchmark("benchmark",
+                            cl::desc("Run N times after one warm-up and print the latency: min, "
+                                     "median, max, mean, p90, p99, stddev, throughput"),
                             cl::init(0), cl::cat(category));
+cl::opt<std::string> benchmarkJson("benchmark-json",
+                                   cl::desc("Also write the --benchmark figures as JSON to FILE "
+                                            "('-': standard error)"),
+                                   cl::value_desc("FILE"), cl::cat(category));
 cl::opt<bool> reference("reference",
                         cl::desc("Run the slow, simple reference path: no fusion, tiling or vectors, one thread"),
                         cl::init(false), cl::cat(category));
@@ -93,6 +104,19 @@ cl::opt<bool> profileFlag("profile",
                           cl::desc("Print a per-dispatch table: time, share, GFLOP/s or GB/s, % of "
                                    "the host's measured peak"),
                           cl::init(false), cl::cat(category));
+cl::opt<std::string> profileJson("profile-json",
+                                 cl::desc("Also write the --profile table as JSON to FILE "
+                                          "('-': standard error)"),
+                                 cl::value_desc("FILE"), cl::cat(category));
+cl::opt<std::string> profileSort("profile-sort",
+                                 cl::desc("Order of the --profile rows: run (run order) or time "
+                                          "(slowest first)"),
+                                 cl::init("run"), cl::cat(category));
+cl::opt<cl::boolOrDefault> progressFlag(
+    "progress",
+    cl::desc("Show compile progress on standard error (default: when it is a terminal and "
+             "compiling takes over a second)"),
+    cl::cat(category));
 cl::opt<uint64_t> memoryLimit("memory-limit",
                                cl::desc("Most host memory the model may allocate (constants, one "
                                         "run's intermediates, results), bytes; 0: no limit"),
@@ -125,19 +149,29 @@ static int fail(const Twine &msg) {
 static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, StringRef kind,
                             StringRef model) {
   if (kind == "json") {
-    os << "{\"function\": \"" << s.function << "\", \"fusion\": \"" << s.fusion << "\", "
-       << "\"generic_before\": " << s.genericBefore << ", \"generic_after\": " << s.genericAfter
-       << ", \"root_ops\": " << s.rootOps << ", \"dispatch_regions\": " << s.dispatchRegions
-       << ", \"dispatches\": " << s.dispatches << ", \"executables\": " << s.executables
-       << ", \"fills\": " << s.fills << ", \"copies\": " << s.copies
-       << ", \"workgroups\": " << s.workgroups << ", \"transient_bytes\": " << s.transientBytes
-       << ", \"intermediate_bytes\": " << s.intermediateBytes
-       << ", \"stack_bytes_max\": " << s.stackBytesMax
-       << ", \"vector_kernels\": " << s.vectorizedOps
-       << ", \"scalar_kernels\": " << s.scalarOps
-       << ", \"vnni_kernels\": " << s.vnniKernels
-       << ", \"cached_kernels\": " << s.cachedKernels
-       << ", \"compile_seconds\": " << format("%.3f", s.compileSeconds) << "}\n";
+    json::OStream j(os);
+    j.object([&] {
+      j.attribute("function", s.function);
+      j.attribute("fusion", s.fusion);
+      j.attribute("generic_before", s.genericBefore);
+      j.attribute("generic_after", s.genericAfter);
+      j.attribute("root_ops", s.rootOps);
+      j.attribute("dispatch_regions", s.dispatchRegions);
+      j.attribute("dispatches", s.dispatches);
+      j.attribute("executables", s.executables);
+      j.attribute("fills", s.fills);
+      j.attribute("copies", s.copies);
+      j.attribute("workgroups", s.workgroups);
+      j.attribute("transient_bytes", s.transientBytes);
+      j.attribute("intermediate_bytes", s.intermediateBytes);
+      j.attribute("stack_bytes_max", s.stackBytesMax);
+      j.attribute("vector_kernels", s.vectorizedOps);
+      j.attribute("scalar_kernels", s.scalarOps);
+      j.attribute("vnni_kernels", s.vnniKernels);
+      j.attribute("cached_kernels", s.cachedKernels);
+      j.attribute("compile_seconds", std::round(s.compileSeconds * 1000) / 1000);
+    });
+    os << "\n";
   } else if (kind == "csv") {
     os << "Model,Fills,Copies,Dispatches,Executables,Generic Before,Generic After,DispatchWorkgroups\n";
     os << model << "," << s.fills << "," << s.copies << "," << s.dispatches << ","
@@ -171,19 +205,56 @@ static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, String
   }
 }
 
-/// The --profile table: one line per host-program command in run order,
-/// then the total (see README.md, "The CLI").
-static void printProfile(raw_ostream &os, const jitrun::Profile &p, const jitrun::cli::HostPeak &peak,
-                         double wallSeconds) {
+/// One row of the --profile table: per-run time and the rates it implies.
+struct ProfileRow {
+  std::string name, op, location;
+  double seconds = 0, flops = 0, bytes = 0;
+  double gflops() const { return seconds > 0 ? flops / seconds / 1e9 : 0; }
+  double gbs() const { return seconds > 0 ? bytes / seconds / 1e9 : 0; }
+  /// "flops" or "bw": which of the host's peaks bounds the row ("-": none).
+  std::string bound(double balance) const {
+    if (seconds <= 0)
+      return "-";
+    return flops > 0 && (bytes <= 0 || flops / bytes >= balance) ? "flops" : "bw";
+  }
+  double percentOfPeak(const jitrun::cli::HostPeak &peak, double balance) const {
+    std::string b = bound(balance);
+    return b == "flops" ? 100.0 * gflops() / peak.gflops
+           : b == "bw"  ? 100.0 * gbs() / peak.triadGBs
+                        : 0.0;
+  }
+};
+
+/// The profiled commands as rows (per run), sorted as --profile-sort asks,
+/// then the total.
+static std::vector<ProfileRow> profileRows(const jitrun::Profile &p, bool byTime) {
   double runs = static_cast<double>(std::max<int64_t>(1, p.runs));
-  double totalSeconds = 0, totalFlops = 0, totalBytes = 0;
-  size_t nameWidth = 5, opWidth = 2;
+  std::vector<ProfileRow> rows;
+  ProfileRow total{"total", "-", "", 0, 0, 0};
   for (const jitrun::CommandProfile &c : p.commands) {
-    totalSeconds += c.seconds / runs;
-    totalFlops += c.flops;
-    totalBytes += static_cast<double>(c.bytes);
-    nameWidth = std::max(nameWidth, c.name.size());
-    opWidth = std::max(opWidth, c.op.size());
+    rows.push_back(ProfileRow{c.name, c.op, c.location, c.seconds / runs, c.flops,
+                              static_cast<double>(c.bytes)});
+    total.seconds += rows.back().seconds;
+    total.flops += c.flops;
+    total.bytes += static_cast<double>(c.bytes);
+  }
+  if (byTime)
+    std::stable_sort(rows.begin(), rows.end(), [](const ProfileRow &a, const ProfileRow &b) {
+      return a.seconds > b.seconds;
+    });
+  rows.push_back(total);
+  return rows;
+}
+
+/// The --profile table: one line per host-program command (run order or
+/// slowest first), then the total (see README.md, "The CLI").
+static void printProfile(raw_ostream &os, const std::vector<ProfileRow> &rows,
+                         int64_t runs, const jitrun::cli::HostPeak &peak, double wallSeconds) {
+  double totalSeconds = rows.back().seconds;
+  size_t nameWidth = 5, opWidth = 2;
+  for (const ProfileRow &r : rows) {
+    nameWidth = std::max(nameWidth, r.name.size());
+    opWidth = std::max(opWidth, r.op.size());
   }
   double balance = peak.gflops / std::max(peak.triadGBs, 1e-9); // FLOPs per byte
   auto pad = [&](StringRef s, size_t w) {
@@ -191,85 +262,205 @@ static void printProfile(raw_ostream &os, const jitrun::Profile &p, const jitrun
     for (size_t i = s.size(); i < w; ++i)
       os << ' ';
   };
-  auto line = [&](StringRef name, StringRef op, double seconds, double flops, double bytes) {
-    os << "profile: ";
-    pad(name, nameWidth);
-    os << ' ';
-    pad(op, opWidth);
-    double share = totalSeconds > 0 ? 100.0 * seconds / totalSeconds : 0.0;
-    os << format(" %10.4f %6.1f%%", seconds * 1e3, share);
-    double gflops = seconds > 0 ? flops / seconds / 1e9 : 0;
-    double gbs = seconds > 0 ? bytes / seconds / 1e9 : 0;
-    if (flops > 0 && seconds > 0)
-      os << format(" %10.2f", gflops);
-    else
-      os << format(" %10s", "-");
-    if (seconds > 0)
-      os << format(" %9.2f", gbs);
-    else
-      os << format(" %9s", "-");
-    bool computeBound = flops > 0 && (bytes <= 0 || flops / bytes >= balance);
-    if (seconds <= 0)
-      os << format(" %6s  %s", "-", "-");
-    else if (computeBound)
-      os << format(" %6.1f%%  %s", 100.0 * gflops / peak.gflops, "flops");
-    else
-      os << format(" %6.1f%%  %s", 100.0 * gbs / peak.triadGBs, "bw");
-    os << "\n";
-  };
   os << "profile: host peak " << format("%.2f", peak.gflops) << " GFLOP/s fp32 on "
      << peak.threads << " thread" << (peak.threads == 1 ? "" : "s") << " (" << peak.isa
      << ", " << jitrun::cli::kFmaChains << " FMA chains; 1 thread " << format("%.2f", peak.gflops1)
-     << "), triad " << format("%.2f", peak.triadGBs) << " GB/s; " << p.runs << " timed run"
-     << (p.runs == 1 ? "" : "s") << ", wall " << format("%.4f", wallSeconds * 1e3)
+     << "), triad " << format("%.2f", peak.triadGBs) << " GB/s; " << runs << " timed run"
+     << (runs == 1 ? "" : "s") << ", wall " << format("%.4f", wallSeconds * 1e3)
      << " ms/run\n";
   os << "profile: ";
   pad("name", nameWidth);
   os << ' ';
   pad("op", opWidth);
-  os << format(" %10s %7s %10s %9s %7s  %s\n", "ms", "share", "GFLOP/s", "GB/s", "%peak",
-               "bound");
-  for (const jitrun::CommandProfile &c : p.commands)
-    line(c.name, c.op, c.seconds / runs, c.flops, static_cast<double>(c.bytes));
-  line("total", "-", totalSeconds, totalFlops, totalBytes);
-}
-
-/// `--threads` is parsed here: libLLVM registers an option of that name.
-/// Returns false (with a message) on a bad value.
-static bool extractThreads(std::vector<char *> &args, unsigned &threads) {
-  for (size_t i = 1; i < args.size(); ++i) {
-    StringRef a(args[i]);
-    if (a == "--")
-      break;
-    StringRef rest = a.ltrim('-');
-    if (a == rest || !rest.starts_with("threads"))
-      continue;
-    StringRef tail = rest.drop_front(strlen("threads"));
-    StringRef value;
-    size_t consumed = 1;
-    if (tail.starts_with("=")) {
-      value = tail.drop_front();
-    } else if (tail.empty()) {
-      if (i + 1 >= args.size()) {
-        errs() << "jitrun: error: --threads needs a value\n";
-        return false;
-      }
-      value = args[i + 1];
-      consumed = 2;
-    } else {
-      continue;
-    }
-    if (value.empty() || value.getAsInteger(10, threads) || threads > 1024) {
-      errs() << "jitrun: error: --threads takes a whole number from 1 to 1024 (0: all cores), not '"
-             << value << "'\n";
-      return false;
-    }
-    args.erase(args.begin() + i, args.begin() + i + consumed);
-    --i;
+  os << format(" %10s %7s %10s %9s %7s  %-5s  %s\n", "ms", "share", "GFLOP/s", "GB/s", "%peak",
+               "bound", "source");
+  for (const ProfileRow &r : rows) {
+    os << "profile: ";
+    pad(r.name, nameWidth);
+    os << ' ';
+    pad(r.op, opWidth);
+    double share = totalSeconds > 0 ? 100.0 * r.seconds / totalSeconds : 0.0;
+    os << format(" %10.4f %6.1f%%", r.seconds * 1e3, share);
+    if (r.flops > 0 && r.seconds > 0)
+      os << format(" %10.2f", r.gflops());
+    else
+      os << format(" %10s", "-");
+    if (r.seconds > 0)
+      os << format(" %9.2f", r.gbs());
+    else
+      os << format(" %9s", "-");
+    std::string bound = r.bound(balance);
+    if (bound == "-")
+      os << format(" %6s  %-5s", "-", "-");
+    else
+      os << format(" %6.1f%%  %-5s", r.percentOfPeak(peak, balance), bound.c_str());
+    os << "  " << (r.location.empty() ? "-" : r.location) << "\n";
   }
-  return true;
 }
 
+/// --profile-json: the host's peaks and the same rows as the table.
+static void writeProfileJson(raw_ostream &os, const std::vector<ProfileRow> &rows, int64_t runs,
+                             const jitrun::cli::HostPeak &peak, double wallSeconds) {
+  double balance = peak.gflops / std::max(peak.triadGBs, 1e-9);
+  json::OStream j(os);
+  j.object([&] {
+    j.attributeObject("host", [&] {
+      j.attribute("isa", peak.isa);
+      j.attribute("threads", static_cast<int64_t>(peak.threads));
+      j.attribute("peak_gflops", peak.gflops);
+      j.attribute("peak_gflops_1_thread", peak.gflops1);
+      j.attribute("triad_gbs", peak.triadGBs);
+    });
+    j.attribute("runs", runs);
+    j.attribute("wall_ms", wallSeconds * 1e3);
+    j.attributeArray("commands", [&] {
+      for (const ProfileRow &r : rows) {
+        j.object([&] {
+          j.attribute("name", r.name);
+          j.attribute("op", r.op);
+          j.attribute("location", r.location);
+          j.attribute("ms", r.seconds * 1e3);
+          j.attribute("flops", r.flops);
+          j.attribute("bytes", r.bytes);
+          j.attribute("gflops", r.gflops());
+          j.attribute("gbs", r.gbs());
+          j.attribute("percent_of_peak", r.percentOfPeak(peak, balance));
+          j.attribute("bound", r.bound(balance));
+        });
+      }
+    });
+  });
+  os << "\n";
+}
+
+/// Writes `text` to FILE, or to standard error for "-"; an error message,
+/// or "" on success.
+static std::string writeReport(StringRef file, StringRef text) {
+  if (file == "-") {
+    errs() << text;
+    return "";
+  }
+  if (Error e = jitrun::writeFileSafely(file, text))
+    return toString(std::move(e));
+  return "";
+}
+
+/// --threads. libMLIR registers an option of that name (with no help), so
+/// that one is renamed out of the way first and jitrun's own is registered
+/// after it, listed in --help like every other flag.
+static cl::opt<unsigned> &threadsOption() {
+  auto &registered = cl::getRegisteredOptions();
+  auto it = registered.find("threads");
+  if (it != registered.end())
+    it->second->setArgStr("jitrun-llvm-threads");
+  static cl::opt<unsigned> threads(
+      "threads", cl::desc("Worker threads running each kernel's workgroups, the caller "
+                          "included (0: one per core)"),
+      cl::init(0), cl::cat(category));
+  return threads;
+}
+
+/// --version: jitrun's version, then LLVM's and the code this host gets.
+static void printVersion(raw_ostream &os) {
+  os << "jitrun " << JITRUN_VERSION << "\n  built with LLVM " << LLVM_VERSION_STRING
+     << " (MLIR " << LLVM_VERSION_STRING << "), code for: " << sys::getHostCPUName() << "\n";
+}
+
+/// The --progress line: how far a compile is, on standard error. On a
+/// terminal one line is rewritten in place; elsewhere (with --progress) a
+/// line is printed at most every half second and when the kernels are done.
+class ProgressLine {
+public:
+  ProgressLine(bool forced, bool disabled)
+      : enabled(!disabled && (forced || sys::Process::StandardErrIsDisplayed())),
+        terminal(sys::Process::StandardErrIsDisplayed()), forced(forced),
+        start(std::chrono::steady_clock::now()) {}
+  void operator()(const char *phase, size_t done, size_t total) {
+    if (!enabled)
+      return;
+    double elapsed = secondsSince(start);
+    // Quiet for the first second unless asked for: quick compiles say nothing.
+    if (!forced && elapsed < 1.0)
+      return;
+    bool last = std::string(phase) == "compile" && done == total;
+    if (!terminal && !last && printed && secondsSince(lastPrint) < 0.5)
+      return;
+    std::string text = std::string(phase) == "read"   ? "reading the model"
+                       : std::string(phase) == "fuse" ? "fusing"
+                                                      : "compiling kernels " +
+                                                            std::to_string(done) + "/" +
+                                                            std::to_string(total);
+    errs() << (terminal ? "\r\x1b[K" : "") << "jitrun: " << text << " ("
+           << format("%.1f", elapsed) << " s)" << (terminal ? "" : "\n");
+    printed = true;
+    lastPrint = std::chrono::steady_clock::now();
+  }
+  /// Clears the terminal line once compiling is over.
+  void finish() {
+    if (enabled && terminal && printed)
+      errs() << "\r\x1b[K";
+  }
+
+private:
+  static double secondsSince(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  }
+  bool enabled, terminal, forced, printed = false;
+  std::chrono::steady_clock::time_point start, lastPrint;
+};
+
+/// --benchmark's figures over the sorted latencies `ms`.
+struct BenchmarkSummary {
+  double min, median, max, mean, p90, p99, stddev, throughput;
+  unsigned threads;
+  size_t runs;
+};
+
+static BenchmarkSummary summarize(std::vector<double> ms, unsigned threads) {
+  std::sort(ms.begin(), ms.end());
+  // Nearest rank: the smallest value with at least p% of the runs at or below it.
+  auto percentile = [&](double p) {
+    size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(ms.size())));
+    return ms[std::min(ms.size(), std::max<size_t>(rank, 1)) - 1];
+  };
+  double sum = 0;
+  for (double v : ms)
+    sum += v;
+  double mean = sum / static_cast<double>(ms.size());
+  double var = 0;
+  for (double v : ms)
+    var += (v - mean) * (v - mean);
+  double stddev = ms.size() > 1 ? std::sqrt(var / static_cast<double>(ms.size() - 1)) : 0.0;
+  return BenchmarkSummary{ms.front(), percentile(50), ms.back(), mean, percentile(90),
+                          percentile(99), stddev, mean > 0 ? 1000.0 / mean : 0.0,
+                          threads, ms.size()};
+}
+
+static void printBenchmark(raw_ostream &os, const BenchmarkSummary &b) {
+  os << format("latency_ms min=%.3f median=%.3f max=%.3f mean=%.3f p90=%.3f p99=%.3f "
+               "stddev=%.3f\n",
+               b.min, b.median, b.max, b.mean, b.p90, b.p99, b.stddev)
+     << format("throughput %.1f runs/s on %u thread%s (%zu runs after a warm-up)\n",
+               b.throughput, b.threads, b.threads == 1 ? "" : "s", b.runs);
+}
+
+static void writeBenchmarkJson(raw_ostream &os, const BenchmarkSummary &b) {
+  json::OStream j(os);
+  j.object([&] {
+    j.attribute("runs", static_cast<int64_t>(b.runs));
+    j.attribute("threads", static_cast<int64_t>(b.threads));
+    j.attribute("min_ms", b.min);
+    j.attribute("median_ms", b.median);
+    j.attribute("p50_ms", b.median);
+    j.attribute("p90_ms", b.p90);
+    j.attribute("p99_ms", b.p99);
+    j.attribute("max_ms", b.max);
+    j.attribute("mean_ms", b.mean);
+    j.attribute("stddev_ms", b.stddev);
+    j.attribute("throughput_per_s", b.throughput);
+  });
+  os << "\n";
+}
 
 /// `NAME:DIMS` of --input-shape, split at the last ':' (ONNX names may hold
 /// ':'); nullopt if malformed.
@@ -290,44 +481,38 @@ static std::optional<std::pair<std::string, std::vector<int64_t>>> parseInputSha
 }
 
 
-/// `s` as a JSON string, escaped.
-static std::string jsonString(StringRef s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\', out += static_cast<char>(c);
-    else if (c < 0x20)
-      out += llvm::formatv("\\u{0:x-4}", static_cast<unsigned>(c)).str();
-    else
-      out += static_cast<char>(c);
-  }
-  return out + "\"";
-}
-
 /// --print-signature: the entry point's inputs and outputs, text or JSON.
 static void printSignatureOf(raw_ostream &os, const jitrun::CompiledModel &model, bool json) {
+  const std::string &function = model.statistics().function;
+  if (json) {
+    json::OStream j(os);
+    auto list = [&](const std::vector<jitrun::TensorSpec> &specs) {
+      for (const jitrun::TensorSpec &s : specs)
+        j.object([&] {
+          j.attribute("name", s.name);
+          j.attributeArray("shape", [&] {
+            for (int64_t d : s.shape)
+              j.value(d);
+          });
+          j.attribute("dtype", jitrun::elementTypeName(s.type));
+        });
+    };
+    j.object([&] {
+      j.attribute("function", function);
+      j.attributeArray("inputs", [&] { list(model.inputs()); });
+      j.attributeArray("outputs", [&] { list(model.outputs()); });
+    });
+    os << "\n";
+    return;
+  }
   auto list = [&](const std::vector<jitrun::TensorSpec> &specs) {
     std::string out;
-    for (const jitrun::TensorSpec &s : specs) {
-      if (json) {
-        out += out.empty() ? "" : ", ";
-        out += "{\"name\": " + jsonString(s.name) + ", \"shape\": [";
-        for (size_t i = 0; i < s.shape.size(); ++i)
-          out += (i ? ", " : "") + std::to_string(s.shape[i]);
-        out += "], \"dtype\": " + jsonString(jitrun::elementTypeName(s.type)) + "}";
-      } else {
-        out += "  " + (s.name.empty() ? std::string("-") : s.name) + "  " + s.str() + "\n";
-      }
-    }
+    for (const jitrun::TensorSpec &s : specs)
+      out += "  " + (s.name.empty() ? std::string("-") : s.name) + "  " + s.str() + "\n";
     return out;
   };
-  const std::string &function = model.statistics().function;
-  if (json)
-    os << "{\"function\": " << jsonString(function) << ", \"inputs\": [" << list(model.inputs())
-       << "], \"outputs\": [" << list(model.outputs()) << "]}\n";
-  else
-    os << "function @" << function << "\ninputs:\n" << list(model.inputs()) << "outputs:\n"
-       << list(model.outputs());
+  os << "function @" << function << "\ninputs:\n" << list(model.inputs()) << "outputs:\n"
+     << list(model.outputs());
 }
 
 static int run(int argc, char **argv);
@@ -346,19 +531,23 @@ int main(int argc, char **argv) {
 }
 
 static int run(int argc, char **argv) {
-  std::vector<char *> argvList(argv, argv + argc);
-  unsigned threads = 0;
-  if (!extractThreads(argvList, threads))
-    return 1;
-  argc = static_cast<int>(argvList.size());
-  argvList.push_back(nullptr);
-  argv = argvList.data();
   // --mlir-print-ir-after=PASS and friends.
   jitrun::registerCompilerCommandLineOptions();
+  cl::opt<unsigned> &threadsFlag = threadsOption();
   // --help shows jitrun's flags; LLVM's and MLIR's (--mlir-print-ir-after-all,
   // --mlir-timing, ...) still parse, and --help-hidden lists them.
   cl::HideUnrelatedOptions(category);
+  cl::SetVersionPrinter(printVersion);
   cl::ParseCommandLineOptions(argc, argv, "jitrun: compile an MLIR or ONNX model for this CPU and run it\n");
+  unsigned threads = threadsFlag;
+  if (threads > 1024)
+    return fail("--threads takes a whole number from 1 to 1024 (0: all cores), not " +
+                Twine(threads));
+  if (profileSort != "run" && profileSort != "time")
+    return fail("--profile-sort must be run or time, not '" + profileSort + "'");
+  for (cl::opt<std::string> *file : {&benchmarkJson, &profileJson, &dumpStatisticsFile})
+    if (file->getNumOccurrences() && file->empty())
+      return fail("--" + file->ArgStr + " needs a file name (or '-')");
 
   if (!dumpStatistics.empty() && dumpStatistics != "json" && dumpStatistics != "csv" &&
       dumpStatistics != "pretty")
@@ -397,6 +586,10 @@ static int run(int argc, char **argv) {
   options.cacheDir = cacheDir;
   options.dispatchGraphPath = dumpDispatchGraph;
   options.configurePassManager = jitrun::commandLinePassManagerOptions();
+  ProgressLine progress(progressFlag == cl::BOU_TRUE, progressFlag == cl::BOU_FALSE);
+  options.progress = [&](const char *phase, size_t done, size_t total) {
+    progress(phase, done, total);
+  };
 
   // Inputs are parsed before compiling so that a bad value fails fast.
   std::vector<jitrun::HostTensor> inputTensors;
@@ -426,6 +619,7 @@ static int run(int argc, char **argv) {
     return outs().has_error() ? fail("cannot write to standard output") : 0;
   }
   auto model = jitrun::CompiledModel::compileFile(modelPath, options);
+  progress.finish();
   if (!model)
     return fail(toString(model.takeError()));
   for (const std::string &w : (*model)->warnings())
@@ -482,19 +676,17 @@ static int run(int argc, char **argv) {
     std::string text;
     raw_string_ostream os(text);
     printStatistics(os, (*model)->statistics(), dumpStatistics, sys::path::stem(modelPath));
-    if (dumpStatisticsFile == "-") {
-      outs() << text;
-      outs().flush();
-    } else if (Error e = jitrun::writeFileSafely(dumpStatisticsFile, text)) {
-      return fail("cannot write statistics: " + toString(std::move(e)));
-    }
+    if (std::string e = writeReport(dumpStatisticsFile.empty() ? StringRef("-") : StringRef(dumpStatisticsFile), text);
+        !e.empty())
+      return fail("cannot write statistics: " + e);
   }
 
   // --profile times the --benchmark runs, else one more run.
-  if (profileFlag)
+  bool profiling = profileFlag || !profileJson.empty();
+  if (profiling)
     (*model)->setProfiling(true);
   auto profileStart = std::chrono::steady_clock::now();
-  if (profileFlag && benchmark == 0) {
+  if (profiling && benchmark == 0) {
     auto r = (*model)->run(args, pool);
     if (!r)
       return fail(toString(r.takeError()));
@@ -510,12 +702,17 @@ static int run(int argc, char **argv) {
                        std::chrono::steady_clock::now() - start)
                        .count());
     }
-    std::sort(ms.begin(), ms.end());
-    outs() << "latency_ms min=" << format("%.3f", ms.front())
-           << " median=" << format("%.3f", ms[ms.size() / 2])
-           << " max=" << format("%.3f", ms.back()) << "\n";
+    BenchmarkSummary summary = summarize(std::move(ms), pool.numThreads());
+    printBenchmark(outs(), summary);
+    if (!benchmarkJson.empty()) {
+      std::string text;
+      raw_string_ostream os(text);
+      writeBenchmarkJson(os, summary);
+      if (std::string e = writeReport(benchmarkJson, text); !e.empty())
+        return fail("cannot write the benchmark: " + e);
+    }
   }
-  if (profileFlag) {
+  if (profiling) {
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                                 profileStart)
                       .count();
@@ -523,7 +720,16 @@ static int run(int argc, char **argv) {
     jitrun::Profile profile = (*model)->profile();
     wall /= static_cast<double>(std::max<int64_t>(1, profile.runs));
     jitrun::cli::HostPeak peak = jitrun::cli::measureHostPeak(pool.numThreads(), forceAvx2);
-    printProfile(outs(), profile, peak, wall);
+    std::vector<ProfileRow> rows = profileRows(profile, profileSort == "time");
+    if (profileFlag)
+      printProfile(outs(), rows, profile.runs, peak, wall);
+    if (!profileJson.empty()) {
+      std::string text;
+      raw_string_ostream os(text);
+      writeProfileJson(os, rows, profile.runs, peak, wall);
+      if (std::string e = writeReport(profileJson, text); !e.empty())
+        return fail("cannot write the profile: " + e);
+    }
   }
   outs().flush();
   if (outs().has_error()) {

@@ -265,6 +265,55 @@ TEST_CASE("C++ API: an ONNX model from a file and from memory", "[api]") {
   }
 }
 
+TEST_CASE("C++ API: version, compile progress and the profile", "[api]") {
+  std::string v = jitrun::version();
+  CHECK(v == JITRUN_VERSION);
+  jitrun::Runtime rt(2);
+  std::vector<std::string> phases;
+  size_t lastDone = 0, total = 0;
+  bool monotonic = true;
+  jitrun::Options options;
+  options.progress([&](const std::string &phase, size_t done, size_t all) {
+    if (phases.empty() || phases.back() != phase)
+      phases.push_back(phase);
+    if (phase == "compile") {
+      monotonic = monotonic && done >= lastDone && done <= all;
+      lastDone = done;
+      total = all;
+    }
+  });
+  jitrun::Model m = jitrun::Model::load(rt, kZoo + "/mobilenet_v2.mlirbc", options);
+  CHECK(phases == std::vector<std::string>{"read", "fuse", "compile"});
+  CHECK(monotonic);
+  CHECK(total == static_cast<size_t>(m.statistics().executables));
+  CHECK(lastDone == total);
+
+  Input in = makeInput(m.inputs()[0], 7);
+  m.setProfiling(true);
+  for (int i = 0; i < 3; ++i)
+    m.runAlloc({in.ref()});
+  std::vector<jitrun::ProfileEntry> profile = m.profile();
+  m.setProfiling(false);
+  size_t dispatches = 0;
+  for (const jitrun::ProfileEntry &e : profile) {
+    CHECK(e.seconds >= 0);
+    if (e.name.rfind("main_dispatch_", 0) == 0) {
+      ++dispatches;
+      CHECK(!e.op.empty());
+      CHECK(e.bytes > 0);
+    }
+  }
+  CHECK(dispatches == static_cast<size_t>(m.statistics().dispatches));
+  CHECK(codeOf([&] {
+          jitrun_profile_entry_t e;
+          jitrun_profile_t p = nullptr;
+          jitrun::detail::check(jitrun_model_profile(m.get(), &p));
+          jitrun_status_t s = jitrun_profile_get(p, profile.size(), &e);
+          jitrun_profile_free(p);
+          jitrun::detail::check(s);
+        }) == JITRUN_INVALID_ARGUMENT);
+}
+
 // 8 threads x 1000 runs over several zoo models at once on one runtime;
 // every result must equal, bit for bit, the serial run of the same input.
 TEST_CASE("C++ API: concurrency soak", "[soak]") {

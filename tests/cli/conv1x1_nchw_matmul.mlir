@@ -21,7 +21,7 @@
 // RUN:   --threads=2 --expected_output=@%t.next.npy | FileCheck %s --check-prefix=NEXT
 
 // EXPLAIN-NOT: not fused
-// EXPLAIN: "root_ops": 1, "dispatch_regions": 1, "dispatches": 1,
+// EXPLAIN: "root_ops":1,"dispatch_regions":1,"dispatches":1,
 // VALUES: result[0]: matches the expected output
 func.func @main(%x: tensor<1x24x7x9xf32>, %w: tensor<40x24x1x1xf32>, %b: tensor<40xf32>) -> tensor<1x40x7x9xf32> {
   %zero = arith.constant 0.0 : f32

@@ -23,13 +23,13 @@
 //
 // RUN: %jitrun %s --input=64x96xf32 --input=96x80xf32 --input=80xf32 --reference --output=@%t.ref.npy
 // RUN: %jitrun %s --input=64x96xf32 --input=96x80xf32 --input=80xf32 --expected_output=@%t.ref.npy \
-// RUN:   --dump-statistics=json | FileCheck %s --check-prefixes=CHECK,DEFAULT
+// RUN:   --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=CHECK,DEFAULT
 // RUN: %jitrun %s --input=64x96xf32 --input=96x80xf32 --input=80xf32 --expected_output=@%t.ref.npy \
-// RUN:   --stack-allocation-limit=512 --dump-statistics=json | FileCheck %s --check-prefixes=CHECK,LIMIT512
+// RUN:   --stack-allocation-limit=512 --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=CHECK,LIMIT512
 // RUN: %jitrun %s --input=64x96xf32 --input=96x80xf32 --input=80xf32 --expected_output=@%t.ref.npy \
-// RUN:   --stack-allocation-limit=128 --dump-statistics=json | FileCheck %s --check-prefixes=CHECK,LIMIT128
+// RUN:   --stack-allocation-limit=128 --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=CHECK,LIMIT128
 // RUN: %jitrun %s --input=64x96xf32 --input=96x80xf32 --input=80xf32 --expected_output=@%t.ref.npy \
-// RUN:   --stack-allocation-limit=16 --threads=1 --dump-statistics=json | FileCheck %s --check-prefixes=CHECK,LIMIT16
+// RUN:   --stack-allocation-limit=16 --threads=1 --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=CHECK,LIMIT16
 // RUN: not %jitrun %s --input=64x96xf32 --input=96x80xf32 --input=80xf32 \
 // RUN:   --stack-allocation-limit=15 2>&1 | FileCheck %s --check-prefix=TOOSMALL
 // RUN: %jitrun %s --input=64x96xf32 --input=96x80xf32 --input=80xf32 --expected_output=@%t.ref.npy \
@@ -38,16 +38,16 @@
 
 // WARN:      warning: exceeded stack allocation limit of 15 bytes for dispatch 'main_dispatch_0': got 16 bytes
 // CHECK:     result[0]: matches the expected output
-// CHECK:     "dispatches": 1,
+// CHECK:     "dispatches":1,
 // At scale 1 the kernel takes 1024 + 992 bytes (<= the default 32768 limit).
-// DEFAULT-SAME:  "stack_bytes_max": 2016,
+// DEFAULT-SAME:  "stack_bytes_max":2016,
 // Retiled to fit: <= 512, <= 128, <= 16 bytes.
-// LIMIT512-SAME: "stack_bytes_max": {{([0-9]|[1-9][0-9]|[1-4][0-9][0-9]|50[0-9]|51[0-2])}},
-// LIMIT128-SAME: "stack_bytes_max": {{([0-9]|[1-9][0-9]|1[01][0-9]|12[0-8])}},
-// LIMIT16-SAME:  "stack_bytes_max": {{([0-9]|1[0-6])}},
-// WARN-SAME:     "stack_bytes_max": 16,
+// LIMIT512-SAME: "stack_bytes_max":{{([0-9]|[1-9][0-9]|[1-4][0-9][0-9]|50[0-9]|51[0-2])}},
+// LIMIT128-SAME: "stack_bytes_max":{{([0-9]|[1-9][0-9]|1[01][0-9]|12[0-8])}},
+// LIMIT16-SAME:  "stack_bytes_max":{{([0-9]|1[0-6])}},
+// WARN-SAME:     "stack_bytes_max":16,
 // Whatever the tiles, the kernel is vector code.
-// CHECK-SAME:    "vector_kernels": 1, "scalar_kernels": 0,
+// CHECK-SAME:    "vector_kernels":1,"scalar_kernels":0,
 
 // TOOSMALL:     error: exceeded stack allocation limit of 15 bytes for dispatch 'main_dispatch_0': got 16 bytes
 // TOOSMALL-NOT: result[0]

@@ -14,7 +14,7 @@
 // BAD: jitrun: error: --print-signature takes =json or =text, not 'xml'
 // The ONNX importer's names come through too.
 // RUN: %jitrun %onnx-testdata/node/test_add_bcast/model.onnx --print-signature=json | FileCheck %s --check-prefix=ONNX
-// ONNX: {"function": "main", "inputs": [{"name": "x", "shape": [3, 4, 5], "dtype": "f32"}, {"name": "y", "shape": [5], "dtype": "f32"}], "outputs": [{"name": "sum", "shape": [3, 4, 5], "dtype": "f32"}]}
+// ONNX: {"function":"main","inputs":[{"name":"x","shape":[3,4,5],"dtype":"f32"},{"name":"y","shape":[5],"dtype":"f32"}],"outputs":[{"name":"sum","shape":[3,4,5],"dtype":"f32"}]}
 func.func @"we\"ird"(%x: tensor<1x3x8x8xf32> {jitrun.name = "image"}, %k: tensor<4xi8>)
     -> (tensor<1x3x8x8xf32> {jitrun.name = "a \"quoted\"\\name"}) {
   %e = tensor.empty() : tensor<1x3x8x8xf32>

@@ -29,15 +29,24 @@
 // RUN: FileCheck %s --check-prefix=REF < %t.ref.txt
 // RUN: python3 -c "import json, re, sys; n = len([l for l in open(sys.argv[1]) if re.match(r'profile: (?!fill:|copy:|host |name |total )[^ ]+ ', l)]); s = json.load(open(sys.argv[2]))['dispatches']; print('dispatch lines', n, 'statistics', s)" %t.ref.txt %t.ref.json | FileCheck %s --check-prefix=COUNT
 //
+// --profile-sort=time puts the slowest row first (the total stays last);
+// --profile-json and --benchmark-json write the same figures as JSON (to a
+// file, or with '-' to standard error, never into the results on stdout).
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --profile --profile-sort=time --benchmark=5 \
+// RUN:   --profile-json=%t.prof.json --benchmark-json=- > %t.sorted.txt 2> %t.bench.json
+// RUN: %debian-python %S/Inputs/check_profile_json.py %t.sorted.txt %t.prof.json %t.bench.json | FileCheck %s --check-prefix=SORTED
+// SORTED: sorted by time: True; json rows match the table: 7; benchmark runs 5, p50 <= p90 <= p99 <= max: True
+
 // No --profile, no table.
 // RUN: %jitrun %s --input=128x256xf32 --input=256x128xf32 --output=@%t.mm2.npy --benchmark=2 | FileCheck %s --check-prefix=NOPROF
 
 // FileCheck folds runs of spaces, so the aligned columns match single spaces.
-// MM:      latency_ms min=
+// MM:      latency_ms min={{[0-9.]+}} median={{[0-9.]+}} max={{[0-9.]+}} mean={{[0-9.]+}} p90={{[0-9.]+}} p99={{[0-9.]+}} stddev={{[0-9.]+}}{{$}}
+// MM-NEXT: throughput {{[0-9.]+}} runs/s on {{[0-9]+}} thread{{s?}} (3 runs after a warm-up)
 // MM-NEXT: profile: host peak {{[0-9]+\.[0-9]+}} GFLOP/s fp32 on {{[0-9]+}} thread{{s?}} ({{avx512f|avx2\+fma|sse}}, 12 FMA chains; 1 thread {{[0-9]+\.[0-9]+}}), triad {{[0-9]+\.[0-9]+}} GB/s; 3 timed runs, wall {{[0-9]+\.[0-9]+}} ms/run
-// MM-NEXT: profile: name op ms share GFLOP/s GB/s %peak bound{{$}}
-// MM-NEXT: profile: main_dispatch_0 linalg.matmul {{[0-9]+\.[0-9][0-9][0-9][0-9]}} 100.0% {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}}{{$}}
-// MM-NEXT: profile: total - {{[0-9]+\.[0-9][0-9][0-9][0-9]}} 100.0% {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}}{{$}}
+// MM-NEXT: profile: name op ms share GFLOP/s GB/s %peak bound source{{$}}
+// MM-NEXT: profile: main_dispatch_0 linalg.matmul {{[0-9]+\.[0-9][0-9][0-9][0-9]}} 100.0% {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}} {{.*}}profile.mlir:86:{{[0-9]+}}{{$}}
+// MM-NEXT: profile: total - {{[0-9]+\.[0-9][0-9][0-9][0-9]}} 100.0% {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}} -{{$}}
 // MM-NOT:  profile:
 
 // COUNT: dispatch lines [[N:[1-9][0-9]*]] statistics [[N]]
@@ -52,14 +61,14 @@
 // Columns: name, op, ms, share, GFLOP/s ("-" without a root op), GB/s,
 // % of peak, and the peak it is measured against (flops or bw).
 // CNN:      profile: host peak
-// CNN-NEXT: profile: name op ms share GFLOP/s GB/s %peak bound{{$}}
-// CNN-NEXT: profile: fill:1x34x34x3xf32:border linalg.fill {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} - {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} bw{{$}}
-// CNN-NEXT: profile: copy:1x32x32x3xf32->1x34x34x3xf32 tensor.insert_slice {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} - {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} bw{{$}}
-// CNN-NEXT: profile: main_dispatch_0 linalg.conv_2d_nhwc_hwcf {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}}{{$}}
-// CNN-NEXT: profile: main_dispatch_1 linalg.pooling_nhwc_max {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}}{{$}}
-// CNN-NEXT: profile: main_dispatch_2 linalg.generic {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}}{{$}}
-// CNN-NEXT: profile: main_dispatch_3 linalg.matmul {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}}{{$}}
-// CNN-NEXT: profile: total - {{[0-9]+\.[0-9][0-9][0-9][0-9]}} 100.0% {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}}{{$}}
+// CNN-NEXT: profile: name op ms share GFLOP/s GB/s %peak bound source{{$}}
+// CNN-NEXT: profile: fill:1x34x34x3xf32:border linalg.fill {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} - {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} bw {{.*}}tiny_cnn.mlir:{{[0-9]+}}:{{[0-9]+}}{{$}}
+// CNN-NEXT: profile: copy:1x32x32x3xf32->1x34x34x3xf32 tensor.insert_slice {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} - {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} bw {{.*}}tiny_cnn.mlir:{{[0-9]+}}:{{[0-9]+}}{{$}}
+// CNN-NEXT: profile: main_dispatch_0 linalg.conv_2d_nhwc_hwcf {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}} {{.*}}tiny_cnn.mlir:{{[0-9]+}}:{{[0-9]+}}{{$}}
+// CNN-NEXT: profile: main_dispatch_1 linalg.pooling_nhwc_max {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}} {{.*}}tiny_cnn.mlir:{{[0-9]+}}:{{[0-9]+}}{{$}}
+// CNN-NEXT: profile: main_dispatch_2 linalg.generic {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}} {{.*}}tiny_cnn.mlir:{{[0-9]+}}:{{[0-9]+}}{{$}}
+// CNN-NEXT: profile: main_dispatch_3 linalg.matmul {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}} {{.*}}tiny_cnn.mlir:{{[0-9]+}}:{{[0-9]+}}{{$}}
+// CNN-NEXT: profile: total - {{[0-9]+\.[0-9][0-9][0-9][0-9]}} 100.0% {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}} -{{$}}
 // CNN-NOT:  profile:
 
 // REF:      profile: host peak {{[0-9.]+}} GFLOP/s fp32 on 1 thread (

@@ -10,8 +10,8 @@
 // so it is not fused into the sum: two dispatches, fill + matmul + fused
 // generic, and fill + sum.
 //
-// RUN: %jitrun %s --input=4x16xf32=1 --dump-statistics=json | FileCheck %s
-// RUN: %jitrun %s --input=4x16xf32=1 --fusion=none --dump-statistics=json | FileCheck %s --check-prefix=NONE
+// RUN: %jitrun %s --input=4x16xf32=1 --dump-statistics=json 2>&1 | FileCheck %s
+// RUN: %jitrun %s --input=4x16xf32=1 --fusion=none --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: %jitrun %s --input=4x16xf32=1 --reference --output=@%t.0.npy --output=@%t.1.npy
 // RUN: %jitrun %s --input=4x16xf32=1 --expected_output=@%t.0.npy --expected_output=@%t.1.npy | FileCheck %s --check-prefix=SAME
 //
@@ -20,14 +20,14 @@
 // j >= 8, which relu clamps to 0; the row sum is 5 + 6 + ... + 12 = 68.
 // CHECK: result[0]: 4x16xf32=[5 6 7 8 9 10 11 12 0 0 0 0 0 0 0 0][5 6 7 8 9 10 11 12 0 0 0 0 0 0 0 0][5 6 7 8 9 10 11 12 0 0 0 0 0 0 0 0][5 6 7 8 9 10 11 12 0 0 0 0 0 0 0 0]
 // CHECK: result[1]: 4xf32=68 68 68 68
-// CHECK: "function": "main", "fusion": "default", "generic_before": 4, "generic_after": 2, "root_ops": 2, "dispatch_regions": 2, "dispatches": 2,
+// CHECK: "function":"main","fusion":"default","generic_before":4,"generic_after":2,"root_ops":2,"dispatch_regions":2,"dispatches":2,
 //
 // mode=none: no elementwise fusion (the named add stays named, so three
 // linalg.generic remain), and each of the five non-fill linalg ops is a
 // dispatch; the two fills run on the host.
 // NONE: result[1]: 4xf32=68 68 68 68
-// NONE: "function": "main", "fusion": "none", "generic_before": 4, "generic_after": 3, "root_ops": 2, "dispatch_regions": 5, "dispatches": 5,
-// NONE-SAME: "fills": 2,
+// NONE: "function":"main","fusion":"none","generic_before":4,"generic_after":3,"root_ops":2,"dispatch_regions":5,"dispatches":5,
+// NONE-SAME: "fills":2,
 //
 // SAME: result[0]: matches the expected output
 // SAME: result[1]: matches the expected output

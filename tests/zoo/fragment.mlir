@@ -8,11 +8,11 @@
 // RUN: %jitrun %zoo/fragment.mlirbc --input=8x32xf32 --threads=1 --expected_output=@%t.ref.npy | FileCheck %s
 // RUN: %jitrun %zoo/fragment.mlirbc --input=8x32xf32 --threads=2 --fusion=aggressive --expected_output=@%t.ref.npy | FileCheck %s
 // RUN: %jitrun %zoo/fragment.mlirbc --input=8x32xf32 --threads=2 --fusion=none --expected_output=@%t.ref.npy | FileCheck %s
-// RUN: %jitrun %zoo/fragment.mlirbc --input=8x32xf32 --dump-statistics=json | FileCheck %s --check-prefix=STATS
-// RUN: %jitrun %zoo/fragment.mlirbc --input=8x32xf32 --fusion=aggressive --dump-statistics=json | FileCheck %s --check-prefix=AGGR
+// RUN: %jitrun %zoo/fragment.mlirbc --input=8x32xf32 --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: %jitrun %zoo/fragment.mlirbc --input=8x32xf32 --fusion=aggressive --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=AGGR
 
 // CHECK: result[0]: matches the expected output
-// STATS: "function": "main", "fusion": "default", "generic_before": 8, "generic_after": 7, "root_ops": 3, "dispatch_regions": 3, "dispatches": 3, "executables": 3, "fills": 0, "copies": 0,
-// STATS-SAME: "scalar_kernels": 0,
-// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 8, "generic_after": 7, "root_ops": 3, "dispatch_regions": 3, "dispatches": 3, "executables": 3, "fills": 0, "copies": 0,
-// AGGR-SAME: "scalar_kernels": 0,
+// STATS: "function":"main","fusion":"default","generic_before":8,"generic_after":7,"root_ops":3,"dispatch_regions":3,"dispatches":3,"executables":3,"fills":0,"copies":0,
+// STATS-SAME: "scalar_kernels":0,
+// AGGR: "function":"main","fusion":"aggressive","generic_before":8,"generic_after":7,"root_ops":3,"dispatch_regions":3,"dispatches":3,"executables":3,"fills":0,"copies":0,
+// AGGR-SAME: "scalar_kernels":0,

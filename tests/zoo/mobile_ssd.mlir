@@ -17,15 +17,15 @@
 // RUN:   --expected_output=@%t.ref0.npy --expected_output=@%t.ref1.npy | FileCheck %s
 // RUN: %jitrun %zoo/mobile_ssd.mlirbc --input=1x48x48x3xf32 --threads=2 --fusion=none \
 // RUN:   --expected_output=@%t.ref0.npy --expected_output=@%t.ref1.npy | FileCheck %s
-// RUN: %jitrun %zoo/mobile_ssd.mlirbc --input=1x48x48x3xf32 --dump-statistics=json | FileCheck %s --check-prefix=STATS
-// RUN: %jitrun %zoo/mobile_ssd.mlirbc --input=1x48x48x3xf32 --fusion=aggressive --dump-statistics=json | FileCheck %s --check-prefix=AGGR
+// RUN: %jitrun %zoo/mobile_ssd.mlirbc --input=1x48x48x3xf32 --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: %jitrun %zoo/mobile_ssd.mlirbc --input=1x48x48x3xf32 --fusion=aggressive --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=AGGR
 
 // CHECK: result[0]: matches the expected output
 // CHECK: result[1]: matches the expected output
-// STATS: "function": "main", "fusion": "default", "generic_before": 67, "generic_after": 46, "root_ops": 27, "dispatch_regions": 28, "dispatches": 28, "executables": 28, "fills": 1, "copies": 9,
-// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 67, "generic_after": 46, "root_ops": 27, "dispatch_regions": 28, "dispatches": 28, "executables": 28, "fills": 1, "copies": 9,
+// STATS: "function":"main","fusion":"default","generic_before":67,"generic_after":46,"root_ops":27,"dispatch_regions":28,"dispatches":28,"executables":28,"fills":1,"copies":9,
+// AGGR: "function":"main","fusion":"aggressive","generic_before":67,"generic_after":46,"root_ops":27,"dispatch_regions":28,"dispatches":28,"executables":28,"fills":1,"copies":9,
 // All vector code: the FHWC convolutions get HWCF filters and the HWCM
 // depthwise convolutions become HWC (jitrun-fusion-convolution-layouts), so
 // the statistics pin "scalar_kernels": 0.
-// STATS-SAME: "vector_kernels": 28, "scalar_kernels": 0,
-// AGGR-SAME: "vector_kernels": 28, "scalar_kernels": 0,
+// STATS-SAME: "vector_kernels":28,"scalar_kernels":0,
+// AGGR-SAME: "vector_kernels":28,"scalar_kernels":0,

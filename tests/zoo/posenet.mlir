@@ -16,17 +16,17 @@
 // RUN:   --expected_output=@%t.ref0.npy --expected_output=@%t.ref1.npy --expected_output=@%t.ref2.npy --expected_output=@%t.ref3.npy | FileCheck %s
 // RUN: %jitrun %zoo/posenet.mlirbc --input=1x33x33x3xf32 --threads=2 --fusion=none \
 // RUN:   --expected_output=@%t.ref0.npy --expected_output=@%t.ref1.npy --expected_output=@%t.ref2.npy --expected_output=@%t.ref3.npy | FileCheck %s
-// RUN: %jitrun %zoo/posenet.mlirbc --input=1x33x33x3xf32 --dump-statistics=json | FileCheck %s --check-prefix=STATS
-// RUN: %jitrun %zoo/posenet.mlirbc --input=1x33x33x3xf32 --fusion=aggressive --dump-statistics=json | FileCheck %s --check-prefix=AGGR
+// RUN: %jitrun %zoo/posenet.mlirbc --input=1x33x33x3xf32 --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: %jitrun %zoo/posenet.mlirbc --input=1x33x33x3xf32 --fusion=aggressive --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=AGGR
 
 // CHECK: result[0]: matches the expected output
 // CHECK: result[1]: matches the expected output
 // CHECK: result[2]: matches the expected output
 // CHECK: result[3]: matches the expected output
-// STATS: "function": "main", "fusion": "default", "generic_before": 56, "generic_after": 39, "root_ops": 23, "dispatch_regions": 23, "dispatches": 23, "executables": 22, "fills": 1, "copies": 1,
-// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 56, "generic_after": 39, "root_ops": 23, "dispatch_regions": 23, "dispatches": 23, "executables": 22, "fills": 1, "copies": 1,
+// STATS: "function":"main","fusion":"default","generic_before":56,"generic_after":39,"root_ops":23,"dispatch_regions":23,"dispatches":23,"executables":22,"fills":1,"copies":1,
+// AGGR: "function":"main","fusion":"aggressive","generic_before":56,"generic_after":39,"root_ops":23,"dispatch_regions":23,"dispatches":23,"executables":22,"fills":1,"copies":1,
 // All vector code: the FHWC convolutions get HWCF filters and the HWCM
 // depthwise convolutions become HWC (jitrun-fusion-convolution-layouts), so
 // the statistics pin "scalar_kernels": 0.
-// STATS-SAME: "vector_kernels": 22, "scalar_kernels": 0,
-// AGGR-SAME: "vector_kernels": 22, "scalar_kernels": 0,
+// STATS-SAME: "vector_kernels":22,"scalar_kernels":0,
+// AGGR-SAME: "vector_kernels":22,"scalar_kernels":0,

@@ -10,11 +10,11 @@
 // RUN: %jitrun %zoo/resnet50.mlirbc --input=1x3x32x32xf32 --threads=1 --expected_output=@%t.ref.npy --expected_atol=1e-3 --expected_rtol=1e-3 | FileCheck %s
 // RUN: %jitrun %zoo/resnet50.mlirbc --input=1x3x32x32xf32 --threads=2 --fusion=aggressive --expected_output=@%t.ref.npy --expected_atol=1e-3 --expected_rtol=1e-3 | FileCheck %s
 // RUN: %jitrun %zoo/resnet50.mlirbc --input=1x3x32x32xf32 --threads=2 --fusion=none --expected_output=@%t.ref.npy --expected_atol=1e-3 --expected_rtol=1e-3 | FileCheck %s
-// RUN: %jitrun %zoo/resnet50.mlirbc --input=1x3x32x32xf32 --dump-statistics=json | FileCheck %s --check-prefix=STATS
-// RUN: %jitrun %zoo/resnet50.mlirbc --input=1x3x32x32xf32 --fusion=aggressive --dump-statistics=json | FileCheck %s --check-prefix=AGGR
+// RUN: %jitrun %zoo/resnet50.mlirbc --input=1x3x32x32xf32 --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: %jitrun %zoo/resnet50.mlirbc --input=1x3x32x32xf32 --fusion=aggressive --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=AGGR
 
 // CHECK: result[0]: matches the expected output
-// STATS: "function": "main", "fusion": "default", "generic_before": 59, "generic_after": 26, "root_ops": 20, "dispatch_regions": 22, "dispatches": 22, "executables": 22, "fills": 4, "copies": 8,
-// STATS-SAME: "scalar_kernels": 0,
-// AGGR: "function": "main", "fusion": "aggressive", "generic_before": 59, "generic_after": 26, "root_ops": 20, "dispatch_regions": 22, "dispatches": 22, "executables": 22, "fills": 4, "copies": 8,
-// AGGR-SAME: "scalar_kernels": 0,
+// STATS: "function":"main","fusion":"default","generic_before":59,"generic_after":26,"root_ops":20,"dispatch_regions":22,"dispatches":22,"executables":22,"fills":4,"copies":8,
+// STATS-SAME: "scalar_kernels":0,
+// AGGR: "function":"main","fusion":"aggressive","generic_before":59,"generic_after":26,"root_ops":20,"dispatch_regions":22,"dispatches":22,"executables":22,"fills":4,"copies":8,
+// AGGR-SAME: "scalar_kernels":0,

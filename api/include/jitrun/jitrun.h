@@ -33,6 +33,9 @@ extern "C" {
 #define JITRUN_API
 #endif
 
+/** The library's version, "MAJOR.MINOR.PATCH" (the one loaded at run time). */
+JITRUN_API const char *jitrun_version(void);
+
 /*===----------------------------------------------------------------------===*
  * Status
  *===----------------------------------------------------------------------===*/
@@ -168,6 +171,18 @@ JITRUN_API jitrun_status_t jitrun_options_set_compile_threads(jitrun_options_t o
 JITRUN_API jitrun_status_t jitrun_options_set_force_avx2(jitrun_options_t options,
                                                          int force);
 
+/** Told how a load goes: `phase` is "read" (parsing or importing the model),
+ *  "fuse", then "compile" with `done` of `total` kernels compiled (called
+ *  before the first and after each one). Calls come one at a time, from the
+ *  loading thread or the kernel-compiling threads, and must not call back
+ *  into jitrun. */
+typedef void (*jitrun_progress_fn)(void *user_data, const char *phase, size_t done,
+                                   size_t total);
+/** Installs `fn` (NULL: none) with `user_data` passed back to it. */
+JITRUN_API jitrun_status_t jitrun_options_set_progress(jitrun_options_t options,
+                                                       jitrun_progress_fn fn,
+                                                       void *user_data);
+
 /*===----------------------------------------------------------------------===*
  * Models
  *===----------------------------------------------------------------------===*/
@@ -220,6 +235,43 @@ typedef struct jitrun_statistics_s {
 
 JITRUN_API jitrun_status_t jitrun_model_statistics(jitrun_model_t model,
                                                    jitrun_statistics_t *out);
+
+/*===----------------------------------------------------------------------===*
+ * Profiling
+ *===----------------------------------------------------------------------===*/
+
+/** Nonzero: time every command (dispatch, fill, copy) of the runs that
+ *  follow, starting from zero; 0: stop timing (no overhead). While enabled,
+ *  runs of this model are serialized so that their timings add up. */
+JITRUN_API jitrun_status_t jitrun_model_set_profiling(jitrun_model_t model, int enabled);
+
+/** One command of the host program, in run order. */
+typedef struct jitrun_profile_entry_s {
+  /** The dispatch's name, or "fill:SHAPE" / "copy:SRC->DST". */
+  const char *name;
+  /** The dispatch's root op (linalg.matmul, ...), or the fill or copy op. */
+  const char *op;
+  /** "file:line:col" of that op in the model's source; "" if unknown. */
+  const char *location;
+  /** Mean seconds per profiled run. */
+  double seconds;
+  /** FLOPs of one run (0 when the command has no root op) and bytes read
+   *  plus written. */
+  double flops;
+  int64_t bytes;
+} jitrun_profile_entry_t;
+
+typedef struct jitrun_profile_s *jitrun_profile_t;
+
+/** A snapshot of the timings so far (freed with jitrun_profile_free). */
+JITRUN_API jitrun_status_t jitrun_model_profile(jitrun_model_t model, jitrun_profile_t *out);
+/** The runs timed; the commands in run order. */
+JITRUN_API int64_t jitrun_profile_runs(jitrun_profile_t profile);
+JITRUN_API size_t jitrun_profile_count(jitrun_profile_t profile);
+/** Entry `index` (its strings valid until jitrun_profile_free). */
+JITRUN_API jitrun_status_t jitrun_profile_get(jitrun_profile_t profile, size_t index,
+                                              jitrun_profile_entry_t *out);
+JITRUN_API void jitrun_profile_free(jitrun_profile_t profile);
 
 /*===----------------------------------------------------------------------===*
  * Running

@@ -20,6 +20,7 @@
 #include <xtensor/xarray.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -82,6 +83,18 @@ struct TensorDesc {
   /// The model's name for the tensor; empty if it has none.
   std::string name;
 };
+
+/// One command of a profile (see jitrun_profile_entry_t): mean seconds per
+/// profiled run, FLOPs and bytes of one run.
+struct ProfileEntry {
+  std::string name, op, location;
+  double seconds;
+  double flops;
+  int64_t bytes;
+};
+
+/// The library's version, "MAJOR.MINOR.PATCH".
+inline std::string version() { return jitrun_version(); }
 
 /// A borrowed tensor: an xtensor container (row-major, contiguous) or raw
 /// memory. It points at the caller's data, which must outlive the call.
@@ -194,9 +207,26 @@ public:
     detail::check(jitrun_options_set_force_avx2(get(), force ? 1 : 0));
     return *this;
   }
+  /// Told how a load goes (see jitrun_options_set_progress): phase "read",
+  /// "fuse", then "compile" with kernels done of total. An exception it
+  /// throws is swallowed (it cannot cross the C library).
+  Options &progress(std::function<void(const std::string &phase, size_t done, size_t total)> fn) {
+    progressFn = std::make_shared<ProgressFn>(std::move(fn));
+    detail::check(jitrun_options_set_progress(get(), *progressFn ? &Options::onProgress : nullptr,
+                                              progressFn.get()));
+    return *this;
+  }
   jitrun_options_t get() const { return handle.get(); }
 
 private:
+  using ProgressFn = std::function<void(const std::string &, size_t, size_t)>;
+  static void onProgress(void *user, const char *phase, size_t done, size_t total) {
+    try {
+      (*static_cast<ProgressFn *>(user))(phase, done, total);
+    } catch (...) {
+    }
+  }
+  std::shared_ptr<ProgressFn> progressFn;
   struct Free {
     void operator()(jitrun_options_t o) const { jitrun_options_free(o); }
   };
@@ -277,6 +307,25 @@ public:
     jitrun_statistics_t s;
     detail::check(jitrun_model_statistics(get(), &s));
     return s;
+  }
+
+  /// Starts timing every command of the runs that follow (from zero), or
+  /// stops; while on, runs of this model are serialized.
+  void setProfiling(bool enabled) const {
+    detail::check(jitrun_model_set_profiling(get(), enabled ? 1 : 0));
+  }
+  /// The commands timed since setProfiling(true), in run order.
+  std::vector<ProfileEntry> profile() const {
+    jitrun_profile_t p = nullptr;
+    detail::check(jitrun_model_profile(get(), &p));
+    std::unique_ptr<jitrun_profile_s, void (*)(jitrun_profile_t)> owner(p, jitrun_profile_free);
+    std::vector<ProfileEntry> out;
+    for (size_t i = 0, e = jitrun_profile_count(p); i < e; ++i) {
+      jitrun_profile_entry_t c;
+      detail::check(jitrun_profile_get(p, i, &c));
+      out.push_back(ProfileEntry{c.name, c.op, c.location, c.seconds, c.flops, c.bytes});
+    }
+    return out;
   }
 
   /// Runs into caller-owned outputs (written in place).
