@@ -52,7 +52,7 @@ api-latency: build
 # `make fusion-table`: regenerate docs/fusion_table.md (statistics of every model).
 .PHONY: fusion-table
 fusion-table: build
-	python3 scripts/fusion_table.py
+	/usr/bin/python3 scripts/fusion_table.py
 
 # `make onnx-conformance`: jitrun on Debian's ONNX backend test data; rewrites
 # docs/onnx_conformance.md (pass / fail / unsupported / error per test).
@@ -75,7 +75,7 @@ onnx-models: build
 # time, latency at 1 and 2 threads (a benchmark; RUNS=N runs per figure).
 .PHONY: zoo-bench
 zoo-bench: build
-	python3 scripts/zoo_full.py
+	/usr/bin/python3 scripts/zoo_full.py
 
 # Oracles that share no code with jitrun (scripts/mlir_oracle.py: upstream
 # MLIR lowered to loops by mlir-opt and run by mlir-runner, mlir-22-tools).

@@ -335,6 +335,30 @@ jitrun_status_t jitrun_options_set_force_avx2(jitrun_options_t options, int forc
   return nullptr;
 }
 
+jitrun_status_t jitrun_options_set_input_shape(jitrun_options_t options, const char *name,
+                                               size_t rank, const int64_t *dims) {
+  if (!options || !name)
+    return invalid("jitrun_options_set_input_shape: null options or name");
+  if (rank > 0 && !dims)
+    return invalid("jitrun_options_set_input_shape: rank " + std::to_string(rank) +
+                   " with null dims");
+  return guarded([&]() -> jitrun_status_t {
+    for (size_t i = 0; i < rank; ++i)
+      if (dims[i] < 0)
+        return invalid("jitrun_options_set_input_shape: dim " + std::to_string(i) + " of '" +
+                       name + "' is negative");
+    auto &shapes = options->options.inputShapes;
+    std::vector<int64_t> shape(dims, dims + rank);
+    for (auto &entry : shapes)
+      if (entry.first == name) {
+        entry.second = std::move(shape);
+        return nullptr;
+      }
+    shapes.emplace_back(name, std::move(shape));
+    return nullptr;
+  });
+}
+
 jitrun_status_t jitrun_options_set_progress(jitrun_options_t options, jitrun_progress_fn fn,
                                             void *user_data) {
   if (!options)

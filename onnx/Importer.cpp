@@ -247,6 +247,22 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
     if (failed(importInitializer(t)))
       return {};
   }
+  // A shape given for a name that is no input is a typo, not a no-op.
+  for (const auto &given : options.inputShapes) {
+    bool known = llvm::any_of(g.input(), [&](const onnx::ValueInfoProto &v) {
+      return v.name() == given.first && !initializerNames.contains(v.name());
+    });
+    if (!known) {
+      std::string names;
+      for (const onnx::ValueInfoProto &v : g.input())
+        if (!initializerNames.contains(v.name()))
+          names += (names.empty() ? "" : ", ") + v.name();
+      emitError(UnknownLoc::get(context)) << "a shape is given for '" << given.first
+                                          << "', which is no input of the model (its inputs: "
+                                          << names << ")";
+      return {};
+    }
+  }
   // Inputs (initializers listed as inputs are constants, not arguments).
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;

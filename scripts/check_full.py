@@ -10,6 +10,7 @@ shares no code with jitrun. Prints one line per model with the times, and
 
 Usage: python3 scripts/check_full.py [MODEL...] [--no-oracle]
 """
+import json
 import os
 import re
 import subprocess
@@ -54,10 +55,11 @@ def main():
         if not os.path.exists(path):
             subprocess.run([os.path.join(TOOLS, "modelgen"), name, "--size=full", "-o", path],
                            check=True)
-        _, err, _ = run([jitrun, path])
-        m = re.search(r"inputs \(([^)]*)\)", err)
-        specs = [s.rsplit(": ", 1)[-1] for s in m.group(1).split(", ")] if m else []
-        inputs = ["--input=" + s for s in specs]
+        # The inputs' shapes, without compiling (--print-signature=json).
+        sig = subprocess.run([jitrun, path, "--print-signature=json"], capture_output=True,
+                             text=True, check=True).stdout
+        inputs = ["--input=" + "".join("%dx" % d for d in t["shape"]) + t["dtype"]
+                  for t in json.loads(sig)["inputs"]]
         outputs = []
         rc, text, ref_s = run([jitrun, path, "--reference"] + inputs + [
             "--output=@" + os.path.join(OUT, "%s.ref%d.npy" % (name, i)) for i in range(8)])

@@ -16,6 +16,7 @@ see MLIR at all, not even through a contract header:
     testing   -> testing, support   (oneDNN references and benchmark peers)
     tools     -> api, support; jit-opt and modelgen, MLIR tools, also
                  fusion, codegen, contract and onnx; bench/ also testing
+    python    -> python, and the public C API <jitrun/jitrun.h>  (no MLIR)
 
 No C++ source file is longer than 1000 lines. The lit tests of a folder of
 passes (tests/fusion, tests/codegen) run one pass each, so that a failing test
@@ -45,12 +46,13 @@ ALLOWED = {
     "api": {"api", "compiler", "runtime", "contract", "support"},
     "testing": {"testing", "support"},
     "tools": {"api", "support", "tools"},
+    "python": {"python"},
 }
 # Tools that are MLIR pass drivers or model generators, not users of the API.
 MLIR_TOOLS = ("tools/jit-opt.cpp", "tools/modelgen/")
 # The benchmark compares jitrun with the oneDNN primitives of testing/.
 BENCH = "tools/bench/"
-NO_MLIR = {"support", "runtime", "testing"}
+NO_MLIR = {"support", "runtime", "testing", "python"}
 SOURCES = (".cpp", ".h", ".hpp", ".c")
 PASS_TEST_FOLDERS = ("tests/fusion", "tests/codegen")
 INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^">]+)[">]')

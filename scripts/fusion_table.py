@@ -2,29 +2,30 @@
 """Regenerates docs/fusion_table.md: the reference table's columns for every
 model jitrun has (bundled models, the zoo when built, the ../shared corpus when
 present), in default and aggressive fusion, plus root ops and dispatches per
-root. Run through `make fusion-table`."""
-import json
+root. Run through `make fusion-table`: each model is loaded with the jitrun
+Python package (build/python) and its statistics read from the model."""
 import os
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
-JITRUN = os.path.join(BUILD, "tools", "jitrun")
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+sys.path.insert(0, os.path.join(BUILD, "python"))
+import jitrun  # noqa: E402
 
 
 def models():
-    """(name, path, input flags) for every model to measure."""
+    """(name, path) for every model to measure."""
     out = [
-        ("mlp", os.path.join(BUILD, "models", "mlp.mlirbc"), ["--input=4x64xf32"]),
-        ("tiny_cnn", os.path.join(BUILD, "models", "tiny_cnn.mlirbc"), ["--input=1x32x32x3xf32"]),
+        ("mlp", os.path.join(BUILD, "models", "mlp.mlirbc")),
+        ("tiny_cnn", os.path.join(BUILD, "models", "tiny_cnn.mlirbc")),
     ]
     zoo = os.path.join(BUILD, "zoo")
     if os.path.isdir(zoo):
         for f in sorted(os.listdir(zoo)):
             if f.endswith(".mlirbc"):
-                out.append((f[: -len(".mlirbc")], os.path.join(zoo, f), []))
+                out.append((f[: -len(".mlirbc")], os.path.join(zoo, f)))
     corpus = os.path.join(SHARED, "corpus")
     if os.path.isdir(corpus):
         gen = os.path.join(BUILD, "corpus")
@@ -34,38 +35,25 @@ def models():
             if not os.path.exists(dst):
                 subprocess.run([sys.executable, os.path.join(corpus, "desplat.py"),
                                 os.path.join(corpus, name + ".mlir"), dst], check=True)
-            out.append((name + " (corpus)", dst, ["--input=1x3x32x32xf32"]))
+            out.append((name + " (corpus)", dst))
     return out
 
 
-def input_flags(path):
-    """Seeded random inputs of the shapes the model's entry point takes
-    (`jitrun --print-signature=json`, which does not compile the model)."""
-    res = subprocess.run([JITRUN, path, "--print-signature=json"], capture_output=True, text=True)
-    if res.returncode != 0:
-        return []
-    return ["--input=" + "".join("%dx" % d for d in t["shape"]) + t["dtype"]
-            for t in json.loads(res.stdout)["inputs"]]
-
-
-def stats(path, flags, fusion):
-    if not flags:
-        flags = input_flags(path)
-    cmd = [JITRUN, path, "--fusion=" + fusion, "--dump-statistics=json", "--threads=1"] + flags
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        return None, res.stderr.strip().splitlines()[0] if res.stderr.strip() else "failed"
-    line = [l for l in res.stderr.splitlines() if l.startswith("{")][-1]
-    return json.loads(line), None
+def stats(path, fusion):
+    """The model's statistics in `fusion` mode, or (None, the error's first line)."""
+    try:
+        return jitrun.load(path, fusion=fusion, threads=1).statistics, None
+    except jitrun.Error as e:
+        return None, (str(e).strip().splitlines() or ["failed"])[0]
 
 
 def main():
     rows = []
     worst = None
     failures = []
-    for name, path, flags in models():
+    for name, path in models():
         for fusion in ("default", "aggressive"):
-            s, err = stats(path, flags, fusion)
+            s, err = stats(path, fusion)
             if s is None:
                 if fusion == "default":
                     failures.append((name, err))

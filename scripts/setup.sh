@@ -7,7 +7,8 @@ set -euo pipefail
 PKGS=(cmake ninja-build ccache g++ python3 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
       libdnnl-dev libxtensor-dev libxsimd-dev xtl-dev catch2 graphviz
       libonnx-dev libonnx-testdata libprotobuf-dev python3-numpy python3-onnx
-      python3-torch python3-torchvision)
+      python3-torch python3-torchvision
+      python3-dev pybind11-dev libdlpack-dev python3-pytest python3-pip python3-venv pkgconf)
 case "${1:-}" in
   "") ;;
   sanitize) PKGS+=(clang-22 libclang-rt-22-dev) ;;

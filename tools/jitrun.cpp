@@ -169,7 +169,7 @@ static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, String
       j.attribute("scalar_kernels", s.scalarOps);
       j.attribute("vnni_kernels", s.vnniKernels);
       j.attribute("cached_kernels", s.cachedKernels);
-      j.attribute("compile_seconds", std::round(s.compileSeconds * 1000) / 1000);
+      j.attribute("compile_seconds", s.compileSeconds);
     });
     os << "\n";
   } else if (kind == "csv") {
@@ -628,11 +628,14 @@ static int run(int argc, char **argv) {
     outs() << e << "\n";
   const auto &specs = (*model)->inputs();
   if (inputTensors.size() != specs.size()) {
-    std::string want;
-    for (const auto &s : specs)
+    std::string want, flags;
+    for (const auto &s : specs) {
       want += (want.empty() ? "" : ", ") + s.described();
+      flags += " --input=" + s.str();
+    }
     return fail("expected " + Twine(specs.size()) + " inputs (" + StringRef(want).trim() +
-                "), got " + Twine(inputTensors.size()) + " --input flags");
+                "), got " + Twine(inputTensors.size()) +
+                " --input flags; to run it on seeded random data:" + flags);
   }
   if (outputs.size() > (*model)->outputs().size())
     return fail("got " + Twine(outputs.size()) + " --output flags for " +

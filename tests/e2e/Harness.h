@@ -14,6 +14,7 @@
 #include "support/Tensor.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,10 @@ private:
 /// Writes `text` to `path`; fails the current test on error.
 void writeTextFile(const std::string &path, const std::string &text);
 std::string readTextFile(const std::string &path);
+
+/// The integer field `name` of jitrun's statistics JSON; nullopt if the text
+/// does not parse or has no such integer.
+std::optional<int64_t> statisticsField(const std::string &json, const std::string &name);
 
 /// Stable 64-bit FNV-1a hash, used to derive per-case seeds from a case name.
 uint64_t hashString(const std::string &s);

@@ -33,10 +33,9 @@ namespace {
 std::string i8Type(const std::vector<int64_t> &s) { return "tensor<" + shapeString(s) + "xi8>"; }
 std::string i32Type(const std::vector<int64_t> &s) { return "tensor<" + shapeString(s) + "xi32>"; }
 
-/// The "vnni_kernels" count of a statistics line, or -1.
+/// The "vnni_kernels" count of the statistics JSON, or -1.
 int64_t vnniKernels(const std::string &stats) {
-  size_t p = stats.find("\"vnni_kernels\": ");
-  return p == std::string::npos ? -1 : std::stoll(stats.substr(p + 16));
+  return statisticsField(stats, "vnni_kernels").value_or(-1);
 }
 
 bool hostHasVnni() {

@@ -171,6 +171,12 @@ JITRUN_API jitrun_status_t jitrun_options_set_compile_threads(jitrun_options_t o
 JITRUN_API jitrun_status_t jitrun_options_set_force_avx2(jitrun_options_t options,
                                                          int force);
 
+/** A static shape for the model input `name` whose dims are symbolic (an ONNX
+ *  `batch_size`): `rank` dims at `dims`. Replaces an earlier shape for the
+ *  same name; the load fails if the model has no such input. */
+JITRUN_API jitrun_status_t jitrun_options_set_input_shape(jitrun_options_t options,
+                                                          const char *name, size_t rank,
+                                                          const int64_t *dims);
 /** Told how a load goes: `phase` is "read" (parsing or importing the model),
  *  "fuse", then "compile" with `done` of `total` kernels compiled (called
  *  before the first and after each one). Calls come one at a time, from the

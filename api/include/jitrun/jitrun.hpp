@@ -14,6 +14,10 @@
 #ifndef JITRUN_JITRUN_HPP
 #define JITRUN_JITRUN_HPP
 
+#if __cplusplus < 201703L
+#error "<jitrun/jitrun.hpp> needs C++17 (-std=c++17); C++14 and C code use <jitrun/jitrun.h>"
+#endif
+
 #include "jitrun/jitrun.h"
 
 #include <xtensor/xadapt.hpp>
