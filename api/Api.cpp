@@ -313,6 +313,13 @@ jitrun_status_t jitrun_options_set_cache_dir(jitrun_options_t options, const cha
   });
 }
 
+jitrun_status_t jitrun_options_set_cache_max_bytes(jitrun_options_t options, uint64_t bytes) {
+  if (!options)
+    return invalid("jitrun_options_set_cache_max_bytes: null options");
+  options->options.cacheMaxBytes = bytes;
+  return nullptr;
+}
+
 jitrun_status_t jitrun_options_set_memory_limit(jitrun_options_t options, uint64_t bytes) {
   if (!options)
     return invalid("jitrun_options_set_memory_limit: null options");
@@ -456,7 +463,7 @@ jitrun_status_t jitrun_model_statistics(jitrun_model_t model, jitrun_statistics_
                              s.dispatches, s.executables, s.fills, s.copies, s.workgroups,
                              s.transientBytes, s.intermediateBytes, s.stackBytesMax,
                              s.vectorizedOps, s.scalarOps, s.cachedKernels,
-                             s.compileSeconds, s.vnniKernels};
+                             s.compileSeconds, s.vnniKernels, s.cachedProgram};
   return nullptr;
 }
 

@@ -55,6 +55,16 @@ public:
   /// The phases, in order: parse, entry, import, fusion, host lowering,
   /// kernels (Driver.cpp).
   llvm::Error compile(llvm::StringRef bytes, llvm::StringRef name);
+  /// Parse (or ONNX import), entry point, import passes and fusion: the
+  /// fused module in `module` and its entry's name in `entryName` (unless
+  /// only the signature was asked for).
+  llvm::Error importAndFuse(llvm::StringRef bytes, llvm::StringRef name,
+                            mlir::OwningOpRef<mlir::ModuleOp> &module, std::string &entryName);
+  /// What import and fusion reported (entry points, warnings, the count
+  /// before fusion) as attributes of the fused module for the program
+  /// cache, and back; restoring fails on a module without them.
+  void annotateForCache(mlir::ModuleOp module, llvm::StringRef entryName);
+  bool restoreFromCache(mlir::ModuleOp module, std::string &entryName);
   /// CompileOptions::signatureOnly: the entry's argument and result specs
   /// (with their jitrun.name) into the program, nothing compiled.
   llvm::Error readSignature(mlir::func::FuncOp entry);

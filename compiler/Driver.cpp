@@ -10,6 +10,9 @@
 
 #include "compiler/Compilation.h"
 
+#include "compiler/Cache.h"
+#include "compiler/ProgramCache.h"
+
 #include "codegen/Passes.h"
 #include "fusion/Passes.h"
 #include "onnx/Import.h"
@@ -306,6 +309,41 @@ llvm::Error Compilation::readSignature(func::FuncOp entry) {
 }
 
 /// An ONNX model: named .onnx, or binary that starts as a ModelProto.
+/// The deepest nesting of brackets ((, [, {, <) the text parser is given;
+/// real models nest a few dozen levels. Deeper input (a dense literal
+/// 20000 levels deep, a million '(') would recurse the parser off its stack.
+static constexpr int kMaxTextNesting = 1000;
+
+/// Where textual `bytes` nest deeper than kMaxTextNesting, as "LINE:COL";
+/// "" if they do not. Strings and comments are skipped; `->`, `<=` and `>=`
+/// are not brackets.
+static std::string excessiveNesting(llvm::StringRef bytes) {
+  int depth = 0, line = 1, col = 0;
+  for (size_t i = 0, n = bytes.size(); i < n; ++i) {
+    char c = bytes[i];
+    ++col;
+    if (c == '\n') {
+      ++line, col = 0;
+    } else if (c == '"') {
+      for (++i; i < n && bytes[i] != '"' && bytes[i] != '\n'; ++i)
+        if (bytes[i] == '\\')
+          ++i;
+    } else if (c == '/' && i + 1 < n && bytes[i + 1] == '/') {
+      while (i + 1 < n && bytes[i + 1] != '\n')
+        ++i;
+    } else if (c == '(' || c == '[' || c == '{' ||
+               (c == '<' && !(i + 1 < n && bytes[i + 1] == '='))) {
+      if (++depth > kMaxTextNesting)
+        return std::to_string(line) + ":" + std::to_string(col);
+    } else if (c == ')' || c == ']' || c == '}' ||
+               (c == '>' && !(i > 0 && bytes[i - 1] == '-') &&
+                !(i + 1 < n && bytes[i + 1] == '='))) {
+      depth = std::max(0, depth - 1);
+    }
+  }
+  return "";
+}
+
 static bool isOnnx(llvm::StringRef bytes, llvm::StringRef name) {
   return name.ends_with(".onnx") || looksLikeOnnx(bytes);
 }
@@ -321,16 +359,123 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   // kernel) after each message helps nobody reading the CLI output.
   context()->printOpOnDiagnostic(false);
   context()->loadAllAvailableDialects();
+  if (options.progress)
+    options.progress("read", 0, 1);
+
+  // A warm start: the fused program from the cache; else import and fuse.
+  ProgramCache cache(options, bytes);
+  OwningOpRef<ModuleOp> module = cache.read(*context());
+  std::string entryName;
+  bool wroteCache = false;
+  if (module && restoreFromCache(*module, entryName)) {
+    stats.cachedProgram = 1;
+  } else {
+    module = nullptr;
+    if (llvm::Error e = importAndFuse(bytes, name, module, entryName))
+      return e;
+    if (options.signatureOnly)
+      return llvm::Error::success();
+    if (cache.enabled()) {
+      annotateForCache(*module, entryName);
+      std::string problem = cache.write(*module);
+      restoreFromCache(*module, entryName); // drops the annotations again
+      if (!problem.empty())
+        warnings.push_back("program cache not written: " + problem);
+      wroteCache = problem.empty();
+    }
+  }
+  module->walk([&](Operation *op) {
+    if (isa<linalg::GenericOp>(op))
+      ++stats.genericAfter;
+    if (isRootOp(op))
+      ++stats.rootOps;
+  });
+  for (auto fn : module->getOps<func::FuncOp>())
+    if (fn->hasAttr(kDispatchAttrName))
+      ++stats.dispatchRegions;
+  if (!options.dispatchGraphPath.empty()) {
+    std::string graph;
+    llvm::raw_string_ostream os(graph);
+    writeDispatchGraph(module->lookupSymbol<func::FuncOp>(entryName), os);
+    if (llvm::Error e = writeFileSafely(options.dispatchGraphPath, graph))
+      return compileError("cannot write the dispatch graph: " +
+                       llvm::toString(std::move(e)));
+  }
+
+  auto jitOr = KernelLoader::create(options.forceAvx2);
+  if (!jitOr)
+    return jitOr.takeError();
+  jit = std::move(*jitOr);
+  func::FuncOp entry = module->lookupSymbol<func::FuncOp>(entryName);
+  if (llvm::Error e = buildHostProgram(entry, *module))
+    return e;
+  // Keep the cache folder under its cap once something new went in.
+  if (!options.cacheDir.empty() && (wroteCache || stats.cachedKernels < stats.executables))
+    pruneCacheDir(options.cacheDir, options.cacheMaxBytes);
+  stats.compileSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return llvm::Error::success();
+}
+
+static constexpr llvm::StringLiteral kCacheEntryAttr = "jitrun.cache.entry",
+                                     kCacheEntryPointsAttr = "jitrun.cache.entry_points",
+                                     kCacheGenericBeforeAttr = "jitrun.cache.generic_before",
+                                     kCacheWarningsAttr = "jitrun.cache.warnings";
+
+void Compilation::annotateForCache(ModuleOp module, llvm::StringRef entryName) {
+  Builder b(module.getContext());
+  auto strings = [&](const std::vector<std::string> &list) {
+    SmallVector<Attribute> attrs;
+    for (const std::string &s : list)
+      attrs.push_back(b.getStringAttr(s));
+    return b.getArrayAttr(attrs);
+  };
+  module->setAttr(kCacheEntryAttr, b.getStringAttr(entryName));
+  module->setAttr(kCacheEntryPointsAttr, strings(entryPoints));
+  module->setAttr(kCacheGenericBeforeAttr, b.getI64IntegerAttr(stats.genericBefore));
+  module->setAttr(kCacheWarningsAttr, strings(warnings));
+}
+
+bool Compilation::restoreFromCache(ModuleOp module, std::string &entryName) {
+  auto entry = module->getAttrOfType<StringAttr>(kCacheEntryAttr);
+  auto points = module->getAttrOfType<ArrayAttr>(kCacheEntryPointsAttr);
+  auto before = module->getAttrOfType<IntegerAttr>(kCacheGenericBeforeAttr);
+  auto warned = module->getAttrOfType<ArrayAttr>(kCacheWarningsAttr);
+  for (llvm::StringRef a : {kCacheEntryAttr, kCacheEntryPointsAttr, kCacheGenericBeforeAttr,
+                            kCacheWarningsAttr})
+    module->removeAttr(a);
+  if (!entry || !points || !before || !warned ||
+      !module.lookupSymbol<func::FuncOp>(entry.getValue()))
+    return false;
+  entryName = entry.getValue().str();
+  entryPoints.clear();
+  warnings.clear();
+  for (Attribute a : points)
+    if (auto s = dyn_cast<StringAttr>(a))
+      entryPoints.push_back(s.getValue().str());
+  for (Attribute a : warned)
+    if (auto s = dyn_cast<StringAttr>(a))
+      warnings.push_back(s.getValue().str());
+  stats.genericBefore = before.getInt();
+  stats.function = entryName;
+  stats.fusion = fusionModeName(options.reference ? FusionMode::None : options.fusion).str();
+  return true;
+}
+
+llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef name,
+                                       OwningOpRef<ModuleOp> &module, std::string &entryName) {
+  bool bytecode = bytes.starts_with("ML\xefR");
+  if (!bytecode && !isOnnx(bytes, name)) {
+    std::string where = excessiveNesting(bytes);
+    if (!where.empty())
+      return makeError(ErrorCode::InvalidArgument,
+                       name + ":" + where + ": nesting deeper than " +
+                           llvm::Twine(kMaxTextNesting) + " levels");
+  }
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(bytes, name), llvm::SMLoc());
 
-  auto report = [&](const char *phase) {
-    if (options.progress)
-      options.progress(phase, 0, 1);
-  };
-  report("read");
   std::string parseErrors;
-  OwningOpRef<ModuleOp> module;
   {
     ScopedDiagnosticHandler handler(context(), [&](Diagnostic &diag) {
       if (diag.getSeverity() == DiagnosticSeverity::Error)
@@ -376,7 +521,7 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
                        "' has no single public function and no @main; name the entry "
                        "function to compile");
   }
-  std::string entryName = entry.getSymName().str();
+  entryName = entry.getSymName().str();
   if (options.signatureOnly)
     return readSignature(entry);
   // Functions the entry calls are inlined into it (no canonicalization on
@@ -426,7 +571,8 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
     if (isa<linalg::GenericOp>(op) || isElementwiseOp(op))
       ++stats.genericBefore;
   });
-  report("fuse");
+  if (options.progress)
+    options.progress("fuse", 0, 1);
   FusionOptions fusion;
   fusion.mode = mode;
   fusion.explain = options.explainFusion;
@@ -439,69 +585,7 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   for (std::string &r : diags.remarks)
     if (llvm::StringRef(r).contains("not fused: "))
       explanations.push_back(r);
-  module->walk([&](Operation *op) {
-    if (isa<linalg::GenericOp>(op))
-      ++stats.genericAfter;
-    if (isRootOp(op))
-      ++stats.rootOps;
-  });
-  for (auto fn : module->getOps<func::FuncOp>())
-    if (fn->hasAttr(kDispatchAttrName))
-      ++stats.dispatchRegions;
-  if (!options.dispatchGraphPath.empty()) {
-    std::string graph;
-    llvm::raw_string_ostream os(graph);
-    writeDispatchGraph(module->lookupSymbol<func::FuncOp>(entryName), os);
-    if (llvm::Error e = writeFileSafely(options.dispatchGraphPath, graph))
-      return compileError("cannot write the dispatch graph: " +
-                       llvm::toString(std::move(e)));
-  }
-
-  auto jitOr = KernelLoader::create(options.forceAvx2);
-  if (!jitOr)
-    return jitOr.takeError();
-  jit = std::move(*jitOr);
-  entry = module->lookupSymbol<func::FuncOp>(entryName);
-  if (llvm::Error e = buildHostProgram(entry, *module))
-    return e;
-  stats.compileSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return llvm::Error::success();
-}
-
-/// The deepest nesting of brackets ((, [, {, <) the text parser is given;
-/// real models nest a few dozen levels. Deeper input (a dense literal
-/// 20000 levels deep, a million '(') would recurse the parser off its stack.
-static constexpr int kMaxTextNesting = 1000;
-
-/// Where textual `bytes` nest deeper than kMaxTextNesting, as "LINE:COL";
-/// "" if they do not. Strings and comments are skipped; `->`, `<=` and `>=`
-/// are not brackets.
-static std::string excessiveNesting(llvm::StringRef bytes) {
-  int depth = 0, line = 1, col = 0;
-  for (size_t i = 0, n = bytes.size(); i < n; ++i) {
-    char c = bytes[i];
-    ++col;
-    if (c == '\n') {
-      ++line, col = 0;
-    } else if (c == '"') {
-      for (++i; i < n && bytes[i] != '"' && bytes[i] != '\n'; ++i)
-        if (bytes[i] == '\\')
-          ++i;
-    } else if (c == '/' && i + 1 < n && bytes[i + 1] == '/') {
-      while (i + 1 < n && bytes[i + 1] != '\n')
-        ++i;
-    } else if (c == '(' || c == '[' || c == '{' ||
-               (c == '<' && !(i + 1 < n && bytes[i + 1] == '='))) {
-      if (++depth > kMaxTextNesting)
-        return std::to_string(line) + ":" + std::to_string(col);
-    } else if (c == ')' || c == ']' || c == '}' ||
-               (c == '>' && !(i > 0 && bytes[i - 1] == '-') &&
-                !(i + 1 < n && bytes[i + 1] == '='))) {
-      depth = std::max(0, depth - 1);
-    }
-  }
-  return "";
 }
 
 /// Runs `fn` on a thread with a 1 GiB stack (reserved, touched only as
@@ -533,14 +617,6 @@ static bool runOnLargeStack(llvm::function_ref<void()> fn) {
 
 llvm::Expected<std::unique_ptr<CompiledProgram>>
 compileModel(llvm::StringRef bytes, llvm::StringRef name, const CompileOptions &options) {
-  bool bytecode = bytes.starts_with("ML\xefR");
-  if (!bytecode && !isOnnx(bytes, name)) {
-    std::string where = excessiveNesting(bytes);
-    if (!where.empty())
-      return makeError(ErrorCode::InvalidArgument,
-                       name + ":" + where + ": nesting deeper than " +
-                           llvm::Twine(kMaxTextNesting) + " levels");
-  }
   Compilation c;
   c.options = options;
   llvm::Error result = llvm::Error::success();

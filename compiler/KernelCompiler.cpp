@@ -11,6 +11,7 @@
 
 #include "codegen/Passes.h"
 #include "codegen/EmitObject.h"
+#include "compiler/Cache.h"
 #include "compiler/Diagnostics.h"
 #include "contract/Target.h"
 #include "support/Files.h"
@@ -65,24 +66,6 @@ static bool isVectorCode(func::FuncOp kernelFn) {
 /// Version of the code generator: part of the kernel cache key. Bump it when
 /// codegen changes what a given dispatch compiles to.
 static constexpr llvm::StringLiteral kCodegenVersion = "jitrun-codegen-4";
-
-/// The binary that holds this code generator (the jitrun executable or
-/// libjitrun.so), as path, size and modification time: part of the kernel
-/// cache key, so that a rebuilt jitrun never loads kernels an older build
-/// compiled (a version string alone is forgotten when codegen changes).
-static const std::string &codegenBinaryId() {
-  static const std::string id = [] {
-    Dl_info info;
-    if (!dladdr(reinterpret_cast<void *>(&codegenBinaryId), &info) || !info.dli_fname)
-      return std::string("unknown-binary");
-    llvm::sys::fs::file_status st;
-    if (llvm::sys::fs::status(info.dli_fname, st))
-      return std::string(info.dli_fname);
-    return std::string(info.dli_fname) + " " + std::to_string(st.getSize()) + " " +
-           std::to_string(st.getLastModificationTime().time_since_epoch().count());
-  }();
-  return id;
-}
 
 /// Compiles one kernel (a dispatch function printed with locations) in a
 /// context of its own, so that several compile at once.
@@ -273,18 +256,6 @@ static std::string writeCacheEntry(const std::string &dir, const std::string &ke
   return "";
 }
 
-/// Why `dir` cannot hold the kernel cache, or "" if it can (it is created
-/// when missing).
-static std::string cacheDirProblem(const std::string &dir) {
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return ec.message();
-  if (!llvm::sys::fs::is_directory(dir))
-    return "not a directory";
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    return std::strerror(errno);
-  return "";
-}
-
 KernelCompiler::KernelCompiler(const CompileOptions &options) : options(options) {}
 
 KernelJob KernelCompiler::makeJob(func::FuncOp dispatch) const {
@@ -299,7 +270,7 @@ KernelJob KernelCompiler::makeJob(func::FuncOp dispatch) const {
     copy->print(os, OpPrintingFlags().printGenericOpForm());
   }
   std::string keyText = body + "\n" + targetId(options.forceAvx2) + "\n" +
-                        kCodegenVersion.str() + " " + codegenBinaryId() + " limit=" +
+                        kCodegenVersion.str() + " " + compilerBinaryId() + " limit=" +
                         std::to_string(options.stackLimitBytes) +
                         (options.failOnStackLimit ? " fail" : " warn") +
                         (options.reference ? " reference" : "");
@@ -344,8 +315,10 @@ std::vector<CompiledKernel> KernelCompiler::compileAll(llvm::ArrayRef<KernelJob>
   reportDone(false);
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < jobs.size(); reportDone(true)) {
-      if (useCache && readCacheEntry(options.cacheDir, jobs[i].key, jobs[i].symbol, results[i]))
+      if (useCache && readCacheEntry(options.cacheDir, jobs[i].key, jobs[i].symbol, results[i])) {
+        touchCacheEntry(options.cacheDir + "/" + jobs[i].key + ".jrk");
         continue;
+      }
       results[i] = compileKernelIsolated(jobs[i].text, jobs[i].name, jobs[i].symbol, options);
       if (results[i].error.empty() && useCache)
         cacheWriteErrors[i] = writeCacheEntry(options.cacheDir, jobs[i].key, results[i]);

@@ -17,6 +17,11 @@ class PassManager;
 
 namespace jitrun {
 
+/// The cache folder a compile uses unless told otherwise: $JITRUN_CACHE_DIR
+/// if set (empty: no cache), else $XDG_CACHE_HOME/jitrun, else
+/// $HOME/.cache/jitrun; "" when none of them is usable.
+std::string defaultCacheDir();
+
 /// Everything that steers compilation.
 struct CompileOptions {
   /// Entry point; empty picks the only public function, else @main.
@@ -33,10 +38,15 @@ struct CompileOptions {
   bool forceAvx2 = false;
   uint64_t stackLimitBytes = 32768;
   bool failOnStackLimit = true;
-  /// Persistent kernel cache directory (--cache-dir); empty: no cache.
-  /// Entries are keyed by the dispatch's IR, the target CPU and features,
-  /// the codegen version and the stack-limit options.
-  std::string cacheDir;
+  /// The on-disk cache (--cache-dir; empty: none): compiled kernels, keyed
+  /// by the dispatch's IR, the target CPU and features, the codegen version
+  /// and the stack-limit options, and fused programs, keyed by the model's
+  /// bytes and the options that shape fusion; both also by the jitrun build.
+  /// Defaults to defaultCacheDir().
+  std::string cacheDir = defaultCacheDir();
+  /// The cache folder's size cap: after a compile that wrote to it, the
+  /// least recently used entries go until it is under 90 % of this. 0: no cap.
+  uint64_t cacheMaxBytes = uint64_t(1) << 30;
   /// The most host memory the model may allocate: its constants, one run's
   /// intermediates (after buffer planning) and its results. A model over it
   /// fails to compile with ErrorCode::ResourceExhausted before anything big
@@ -53,7 +63,8 @@ struct CompileOptions {
   /// (--mlir-print-ir-after-all, --mlir-timing, ...) to every pass manager.
   std::function<void(mlir::PassManager &)> configurePassManager;
   /// Told how compiling goes: ("read", 0, 1) before the model is parsed or
-  /// imported, ("fuse", 0, 1) before fusion, then ("compile", done, total)
+  /// imported (or its fused program read from the cache), ("fuse", 0, 1)
+  /// before fusion (not on a program cache hit), then ("compile", done, total)
   /// before the first kernel and after each one. Calls come one at a time
   /// (from the kernel-compiling threads during "compile").
   std::function<void(const char *phase, size_t done, size_t total)> progress;
@@ -79,6 +90,8 @@ struct Statistics {
   double compileSeconds = 0;
   /// Kernels loaded from the --cache-dir cache instead of compiled.
   int64_t cachedKernels = 0;
+  /// 1 when the fused program came from the cache (import and fusion skipped).
+  int64_t cachedProgram = 0;
 };
 
 } // namespace jitrun

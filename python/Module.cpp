@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -195,7 +196,9 @@ private:
 struct LoadOptions {
   std::string fusion = "default";
   std::string function;
-  std::string cacheDir;
+  /// None: the library's default folder; "" (or False in jitrun.load): none.
+  std::optional<std::string> cacheDir;
+  std::optional<uint64_t> cacheMaxBytes;
   uint64_t memoryLimit = 0;
   uint32_t compileThreads = 0;
   bool forceAvx2 = false;
@@ -215,7 +218,10 @@ public:
                                                                        jitrun_options_free);
     check(jitrun_options_set_fusion(opts, o.fusion.c_str()));
     check(jitrun_options_set_function(opts, o.function.c_str()));
-    check(jitrun_options_set_cache_dir(opts, o.cacheDir.c_str()));
+    if (o.cacheDir)
+      check(jitrun_options_set_cache_dir(opts, o.cacheDir->c_str()));
+    if (o.cacheMaxBytes)
+      check(jitrun_options_set_cache_max_bytes(opts, *o.cacheMaxBytes));
     check(jitrun_options_set_memory_limit(opts, o.memoryLimit));
     check(jitrun_options_set_compile_threads(opts, o.compileThreads));
     check(jitrun_options_set_force_avx2(opts, o.forceAvx2 ? 1 : 0));
@@ -330,6 +336,7 @@ public:
     d["scalar_kernels"] = s.scalar_kernels;
     d["vnni_kernels"] = s.vnni_kernels;
     d["cached_kernels"] = s.cached_kernels;
+    d["cached_program"] = s.cached_program;
     d["compile_seconds"] = s.compile_seconds;
     return d;
   }
@@ -620,6 +627,7 @@ PYBIND11_MODULE(_jitrun, m) {
       .def_readwrite("fusion", &LoadOptions::fusion)
       .def_readwrite("function", &LoadOptions::function)
       .def_readwrite("cache_dir", &LoadOptions::cacheDir)
+      .def_readwrite("cache_max_bytes", &LoadOptions::cacheMaxBytes)
       .def_readwrite("memory_limit", &LoadOptions::memoryLimit)
       .def_readwrite("compile_threads", &LoadOptions::compileThreads)
       .def_readwrite("force_avx2", &LoadOptions::forceAvx2)

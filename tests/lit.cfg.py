@@ -21,6 +21,8 @@ config.substitutions.append(("%shared", config.shared_dir))
 config.substitutions.append(("%debian-python", "/usr/bin/python3"))
 config.substitutions.append(("%onnx-testdata", "/usr/share/libonnx-testdata/data"))
 config.substitutions.append(("%scripts", os.path.join(os.path.dirname(config.test_source_root), "scripts")))
+# jitrun's default cache folder stays off: a test of the cache names its own.
+config.environment["JITRUN_CACHE_DIR"] = ""
 config.environment["PATH"] = os.pathsep.join(
     [tools, config.llvm_tools_dir, config.environment.get("PATH", "")])
 # Sanitized builds: "asan" (ASan+UBSan) or "tsan".

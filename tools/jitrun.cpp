@@ -93,9 +93,17 @@ cl::opt<bool> reference("reference",
 cl::opt<bool> forceAvx2("force-avx2", cl::desc("Generate AVX2 code even on AVX-512 hosts"), cl::init(false),
                         cl::cat(category));
 cl::opt<std::string> cacheDir("cache-dir",
-                              cl::desc("Persistent kernel cache: a second start of a model skips "
-                                       "codegen and LLVM for kernels compiled before"),
+                              cl::desc("The cache of compiled kernels and fused programs: a second "
+                                       "start of a model skips import, fusion and codegen (default: "
+                                       "$JITRUN_CACHE_DIR, else $XDG_CACHE_HOME/jitrun, else "
+                                       "~/.cache/jitrun)"),
                               cl::value_desc("PATH"), cl::cat(category));
+cl::opt<bool> noCache("no-cache", cl::desc("Neither read nor write the cache"), cl::init(false),
+                      cl::cat(category));
+cl::opt<uint64_t> cacheMaxBytes("cache-max-bytes",
+                                cl::desc("The cache folder's size cap: least recently used "
+                                         "entries go when a compile leaves it larger (0: no cap)"),
+                                cl::init(uint64_t(1) << 30), cl::cat(category));
 cl::opt<bool> explainFusion("explain-fusion",
                             cl::desc("Print one line per producer/consumer pair that was not "
                                      "fused, with both locations and the rule that refused it"),
@@ -169,6 +177,7 @@ static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, String
       j.attribute("scalar_kernels", s.scalarOps);
       j.attribute("vnni_kernels", s.vnniKernels);
       j.attribute("cached_kernels", s.cachedKernels);
+      j.attribute("cached_program", s.cachedProgram);
       j.attribute("compile_seconds", s.compileSeconds);
     });
     os << "\n";
@@ -201,6 +210,7 @@ static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, String
     row("scalar_kernels", s.scalarOps);
     row("vnni_kernels", s.vnniKernels);
     row("cached_kernels", s.cachedKernels);
+    row("cached_program", s.cachedProgram);
     os << "  compile_seconds     " << format("%.3f", s.compileSeconds) << "\n";
   }
 }
@@ -582,8 +592,12 @@ static int run(int argc, char **argv) {
   options.explainFusion = explainFusion;
   options.memoryLimitBytes = memoryLimit;
   if (cacheDir.getNumOccurrences() && cacheDir.empty())
-    return fail("--cache-dir needs a directory");
-  options.cacheDir = cacheDir;
+    return fail("--cache-dir needs a directory (--no-cache turns the cache off)");
+  if (cacheDir.getNumOccurrences())
+    options.cacheDir = cacheDir;
+  if (noCache)
+    options.cacheDir.clear();
+  options.cacheMaxBytes = cacheMaxBytes;
   options.dispatchGraphPath = dumpDispatchGraph;
   options.configurePassManager = jitrun::commandLinePassManagerOptions();
   ProgressLine progress(progressFlag == cl::BOU_TRUE, progressFlag == cl::BOU_FALSE);

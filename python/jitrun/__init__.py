@@ -104,7 +104,7 @@ def _print_progress(phase, done, total):
 
 
 def load(model, *, threads=0, fusion="default", function=None, cache_dir=None,
-         input_shapes=None, memory_limit=0, compile_threads=0, force_avx2=False,
+         cache_max_bytes=None, input_shapes=None, memory_limit=0, compile_threads=0, force_avx2=False,
          stack_limit=None, fail_on_stack_limit=True, progress=None, runtime=None):
     """Compiles a model for this CPU and returns a callable Model.
 
@@ -113,7 +113,11 @@ def load(model, *, threads=0, fusion="default", function=None, cache_dir=None,
         when `runtime` (a jitrun.Runtime shared by several models) is given.
     fusion: "default", "aggressive" or "none".
     function: the entry point (default: the only public function, else main).
-    cache_dir: a directory for compiled kernels, reused by later loads.
+    cache_dir: the cache folder (compiled kernels and fused programs: a
+        second load skips import, fusion and codegen). None: the default
+        ($JITRUN_CACHE_DIR, else $XDG_CACHE_HOME/jitrun, else
+        ~/.cache/jitrun); False: no cache.
+    cache_max_bytes: the cache folder's size cap (default 1 GiB; 0: none).
     input_shapes: {"input name": (1, 3, 224, 224)} for ONNX inputs with
         symbolic dims.
     memory_limit: the most bytes the model may allocate (0: no limit).
@@ -123,7 +127,12 @@ def load(model, *, threads=0, fusion="default", function=None, cache_dir=None,
     options = _jitrun.LoadOptions()
     options.fusion = fusion
     options.function = function or ""
-    options.cache_dir = _os.fspath(cache_dir) if cache_dir else ""
+    if cache_dir is False or cache_dir == "":
+        options.cache_dir = ""
+    elif cache_dir is not None:
+        options.cache_dir = _os.fspath(cache_dir)
+    if cache_max_bytes is not None:
+        options.cache_max_bytes = cache_max_bytes
     options.memory_limit = memory_limit
     options.compile_threads = compile_threads
     options.force_avx2 = force_avx2

@@ -49,4 +49,4 @@
 // NOTEMP-NOT: tmp
 // UNUSABLE: jitrun: warning: kernel cache directory '{{.*}}' cannot be used ({{.+}}); compiling without it
 // UNUSABLE: result[0]: matches the expected output
-// EMPTY: jitrun: error: --cache-dir needs a directory
+// EMPTY: jitrun: error: --cache-dir needs a directory (--no-cache turns the cache off)

@@ -17,6 +17,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // One compile thread: findings reproduce deterministically and the fuzzer
   // does not compete with itself for the cores.
   options.compileThreads = 1;
+  // No cache: every input is new, and the user's cache folder is not the
+  // fuzzer's to fill.
+  options.cacheDir.clear();
   llvm::Expected<std::unique_ptr<jitrun::CompiledModel>> model =
       jitrun::CompiledModel::compileBuffer(
           llvm::StringRef(reinterpret_cast<const char *>(data), size), "fuzz-input",

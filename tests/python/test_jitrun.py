@@ -387,3 +387,45 @@ def test_a_shared_runtime(tiny_cnn):
     assert a.threads == b.threads == 2
     np.testing.assert_allclose(a(x), b(x), rtol=1e-5, atol=1e-6)
     assert b.statistics["dispatches"] > a.statistics["dispatches"]
+
+
+def random_inputs(model, seed):
+    rng = np.random.default_rng(seed)
+    out = []
+    for t in model.inputs:
+        dtype = np.dtype("float32" if t.dtype == "bfloat16" else t.dtype)
+        if dtype.kind == "f":
+            out.append(rng.random(t.shape, dtype=np.float32).astype(dtype))
+        elif dtype.kind == "b":
+            out.append(rng.random(t.shape) < 0.5)
+        else:
+            out.append(rng.integers(0, 50, t.shape).astype(dtype))
+    return out
+
+
+def test_warm_start_equals_cold_on_every_zoo_model(zoo, squeezenet_onnx, tmp_path):
+    """The program cache round-trips every model: a warm load (fused program
+    and kernels from the cache) has the cold load's statistics and results,
+    bit for bit."""
+    models = sorted(os.path.join(zoo, f) for f in os.listdir(zoo) if f.endswith(".mlirbc"))
+    models.append(squeezenet_onnx[0])
+    assert len(models) >= 10
+    cache = str(tmp_path / "cache")
+    for path in models:
+        cold = jitrun.load(path, cache_dir=cache, threads=2)
+        warm = jitrun.load(path, cache_dir=cache, threads=2)
+        cs, ws = cold.statistics, warm.statistics
+        assert cs["cached_program"] == 0 and ws["cached_program"] == 1, path
+        assert ws["cached_kernels"] == ws["executables"], path
+        for key in cs:
+            if key not in ("cached_program", "cached_kernels", "compile_seconds"):
+                assert cs[key] == ws[key], (path, key)
+        assert warm.inputs == cold.inputs and warm.outputs == cold.outputs
+        args = random_inputs(cold, 11)
+        for a, b in zip(cold.run(args), warm.run(args)):
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), path
+    # cache_dir=False: nothing read, nothing written.
+    before = sorted(os.listdir(cache))
+    m = jitrun.load(models[0], cache_dir=False)
+    assert m.statistics["cached_program"] == 0 and m.statistics["cached_kernels"] == 0
+    assert sorted(os.listdir(cache)) == before

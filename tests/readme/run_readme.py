@@ -23,7 +23,11 @@ for m in re.finditer(r"^```(\w*)\n(.*?)^```$", text, re.M | re.S):
     blocks.append((line, m.group(1), m.group(2), skip.group(1) if skip else None))
 
 work = tempfile.mkdtemp(prefix="readme-")
-env = dict(os.environ, HOME=work, PYTHONPATH=os.path.join(build, "python"),
+# A user's environment: the default cache folder, under a scratch $HOME.
+for var in ("JITRUN_CACHE_DIR", "XDG_CACHE_HOME"):
+    os.environ.pop(var, None)
+os.environ["HOME"] = work
+env = dict(os.environ, PYTHONPATH=os.path.join(build, "python"),
            PATH=os.path.join(build, "tools") + os.pathsep + os.environ["PATH"])
 sys.path.insert(0, os.path.join(build, "python"))
 os.chdir(work)

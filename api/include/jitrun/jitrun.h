@@ -143,7 +143,9 @@ JITRUN_API void jitrun_runtime_release(jitrun_runtime_t runtime);
 typedef struct jitrun_options_s *jitrun_options_t;
 
 /** Default options: fusion "default", stack limit 32768 bytes (fail over it),
- *  no kernel cache, no memory limit, the only public function (else @main). */
+ *  the default cache folder ($JITRUN_CACHE_DIR if set, "" meaning none; else
+ *  $XDG_CACHE_HOME/jitrun; else $HOME/.cache/jitrun) capped at 1 GiB, no
+ *  memory limit, the only public function (else @main). */
 JITRUN_API jitrun_status_t jitrun_options_create(jitrun_options_t *out);
 JITRUN_API void jitrun_options_free(jitrun_options_t options);
 /** "default", "aggressive" or "none"; anything else is JITRUN_INVALID_ARGUMENT. */
@@ -156,9 +158,15 @@ JITRUN_API jitrun_status_t jitrun_options_set_function(jitrun_options_t options,
  *  into a warning. */
 JITRUN_API jitrun_status_t jitrun_options_set_stack_limit(jitrun_options_t options,
                                                           uint64_t bytes, int fail);
-/** A directory for the persistent kernel cache; NULL or "" turns it off. */
+/** The cache folder (compiled kernels and fused programs: a second load of a
+ *  model skips import, fusion and codegen); NULL or "" turns it off. */
 JITRUN_API jitrun_status_t jitrun_options_set_cache_dir(jitrun_options_t options,
                                                         const char *path);
+/** The cache folder's size cap: after a load that added to it, the least
+ *  recently used entries are removed until it is under 90 % of this. 0: no
+ *  cap. Entries unused for 30 days are removed too. */
+JITRUN_API jitrun_status_t jitrun_options_set_cache_max_bytes(jitrun_options_t options,
+                                                              uint64_t bytes);
 /** The most host memory one model may allocate: its constants, one run's
  *  intermediates and its results. A model over it is rejected at load
  *  (JITRUN_RESOURCE_EXHAUSTED). 0: no limit. */
@@ -237,6 +245,9 @@ typedef struct jitrun_statistics_s {
   double compile_seconds;
   /** Kernels whose i8 x i8 -> i32 contractions use AVX-512 VNNI. */
   int64_t vnni_kernels;
+  /** 1 when the fused program came from the cache (import and fusion
+   *  skipped), else 0. */
+  int64_t cached_program;
 } jitrun_statistics_t;
 
 JITRUN_API jitrun_status_t jitrun_model_statistics(jitrun_model_t model,

@@ -195,8 +195,14 @@ public:
     detail::check(jitrun_options_set_stack_limit(get(), bytes, fail ? 1 : 0));
     return *this;
   }
+  /// The cache folder; "" turns the cache off.
   Options &cacheDir(const std::string &path) {
     detail::check(jitrun_options_set_cache_dir(get(), path.c_str()));
+    return *this;
+  }
+  /// The size cap of the cache folder (0: none).
+  Options &cacheMaxBytes(uint64_t bytes) {
+    detail::check(jitrun_options_set_cache_max_bytes(get(), bytes));
     return *this;
   }
   Options &memoryLimit(uint64_t bytes) {

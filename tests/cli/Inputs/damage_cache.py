@@ -1,6 +1,7 @@
 """Damages every entry of a jitrun kernel cache one way (kernel_cache.mlir).
 
 Usage: damage_cache.py DIR workgroups10|workgroups0|workgroups1|xorcode|swap
+       damage_cache.py DIR truncate-program|flip-program|swap-program
 An entry is a header line (jitrun-kernel KEY WORKGROUPS STACK VECTOR VNNI
 SIZE SHA256) and the object file; every kind of damage must be a miss.
 """
@@ -8,6 +9,25 @@ import glob
 import sys
 
 directory, how = sys.argv[1], sys.argv[2]
+if how.endswith("-program"):
+    # Program entries (program_cache.mlir): a header line (jitrun-program KEY
+    # SIZE BLAKE3) and MLIR bytecode.
+    files = sorted(glob.glob(directory + "/*.jrp"))
+    assert files, directory
+    datas = [open(f, "rb").read() for f in files]
+    if how == "truncate-program":
+        datas = [d[: len(d) * 2 // 3] for d in datas]
+    elif how == "flip-program":
+        datas = [d[:-100] + bytes([d[-100] ^ 0x20]) + d[-99:] for d in datas]
+    elif how == "swap-program":
+        assert len(files) >= 2, files
+        bodies = [d.partition(b"\n") for d in datas]
+        # Each keeps its own header over the next one's payload.
+        datas = [bodies[i][0] + b"\n" + bodies[(i + 1) % len(bodies)][2]
+                 for i in range(len(bodies))]
+    for f, d in zip(files, datas):
+        open(f, "wb").write(d)
+    sys.exit(0)
 files = sorted(glob.glob(directory + "/*.jrk"))
 assert len(files) >= 2, files
 entries = []

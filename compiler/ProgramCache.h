@@ -1,0 +1,49 @@
+//===- ProgramCache.h - fused programs on disk, keyed by the model -*- C++ -*-===//
+//
+// A warm start skips parsing (or ONNX import), the import passes and
+// fusion: the module after fusion is kept as MLIR bytecode, keyed by a hash
+// of the model's bytes and of every option that shapes those phases, and by
+// the jitrun build. Host lowering then runs as usual, and the kernels come
+// from the kernel cache.
+//
+// An entry is `DIR/KEY.jrp`: a header line
+//   jitrun-program KEY PAYLOAD_BYTES BLAKE3
+// then the bytecode. It is used only when its key is the one asked for and
+// the BLAKE3 of the payload matches: anything else (truncated, edited,
+// swapped, another build's) is a miss, and the model is compiled again and
+// the entry rewritten.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef JITRUN_COMPILER_PROGRAMCACHE_H
+#define JITRUN_COMPILER_PROGRAMCACHE_H
+
+#include "compiler/Options.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace jitrun {
+
+class ProgramCache {
+public:
+  /// Disabled without a cache directory, and for compiles that must run the
+  /// phases themselves (--explain-fusion, --dump-dispatch-graph, signatures).
+  ProgramCache(const CompileOptions &options, llvm::StringRef modelBytes);
+  bool enabled() const { return !path.empty(); }
+
+  /// The cached module, parsed into `context`; null on a miss.
+  mlir::OwningOpRef<mlir::ModuleOp> read(mlir::MLIRContext &context);
+  /// Stores `module`; returns why it could not, or "".
+  std::string write(mlir::ModuleOp module);
+
+private:
+  std::string key, path;
+};
+
+} // namespace jitrun
+
+#endif // JITRUN_COMPILER_PROGRAMCACHE_H

@@ -1,0 +1,50 @@
+// The fused program is cached too: a warm start reads the module after
+// fusion from `KEY.jrp` and skips parsing, import and fusion
+// ("cached_program":1), with the same statistics and results. The key is the
+// model's bytes and the options that shape fusion: another fusion mode or
+// entry point is another entry. A damaged entry (truncated, a byte flipped,
+// another entry's content) is a miss, compiled and rewritten. The cache
+// folder defaults to $JITRUN_CACHE_DIR, else $XDG_CACHE_HOME/jitrun, else
+// $HOME/.cache/jitrun; --no-cache neither reads nor writes it.
+//
+// RUN: rm -rf %t.cache %t.xdg %t.home %t.env && mkdir -p %t.home
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --reference --output=@%t.ref.npy
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=RESULT,FIRST
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=RESULT,WARM
+// RUN: ls %t.cache/*.jrp | wc -l | FileCheck %s --check-prefix=ONE
+// Another fusion mode: a second entry, then warm as well.
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --fusion=none --expected_output=@%t.ref.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=RESULT,PCOLD
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --fusion=none --expected_output=@%t.ref.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=RESULT,WARM
+// RUN: ls %t.cache/*.jrp | wc -l | FileCheck %s --check-prefix=TWO
+// Damage: each kind is a miss (cold), rewritten (warm again after).
+// RUN: %debian-python %S/Inputs/damage_cache.py %t.cache truncate-program
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=RESULT,PCOLD
+// RUN: %debian-python %S/Inputs/damage_cache.py %t.cache flip-program
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=RESULT,PCOLD
+// RUN: %debian-python %S/Inputs/damage_cache.py %t.cache swap-program
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=RESULT,PCOLD
+// RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --cache-dir=%t.cache --expected_output=@%t.ref.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=RESULT,WARM
+// The default folder: $JITRUN_CACHE_DIR, then $XDG_CACHE_HOME/jitrun, then
+// $HOME/.cache/jitrun (lit sets JITRUN_CACHE_DIR="" for every other test).
+// RUN: env JITRUN_CACHE_DIR=%t.env %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 > /dev/null
+// RUN: ls %t.env | FileCheck %s --check-prefix=ENTRIES
+// RUN: env -u JITRUN_CACHE_DIR XDG_CACHE_HOME=%t.xdg HOME=%t.home %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 > /dev/null
+// RUN: ls %t.xdg/jitrun | FileCheck %s --check-prefix=ENTRIES
+// RUN: env -u JITRUN_CACHE_DIR -u XDG_CACHE_HOME HOME=%t.home %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=FIRST
+// RUN: env -u JITRUN_CACHE_DIR -u XDG_CACHE_HOME HOME=%t.home %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=WARM
+// RUN: ls %t.home/.cache/jitrun | FileCheck %s --check-prefix=ENTRIES
+// --no-cache: nothing read (cold although warm entries exist), nothing written.
+// RUN: env -u JITRUN_CACHE_DIR -u XDG_CACHE_HOME HOME=%t.home %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --no-cache --fusion=aggressive --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=NOCACHE
+// RUN: ls %t.home/.cache/jitrun | wc -l > %t.count1
+// RUN: env -u JITRUN_CACHE_DIR -u XDG_CACHE_HOME HOME=%t.home %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --no-cache --fusion=aggressive > /dev/null
+// RUN: ls %t.home/.cache/jitrun | wc -l | diff - %t.count1
+
+// RESULT: result[0]: matches the expected output
+// FIRST: "cached_kernels":0,"cached_program":0,
+// PCOLD: "cached_program":0,
+// WARM: "executables":[[N:[1-9][0-9]*]],{{.*}}"cached_kernels":[[N]],"cached_program":1,
+// NOCACHE: "cached_kernels":0,"cached_program":0,
+// ONE: {{^}}1{{$}}
+// TWO: {{^}}2{{$}}
+// ENTRIES: {{[0-9a-f]+}}.jrk
+// ENTRIES: {{[0-9a-f]+}}.jrp
