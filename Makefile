@@ -49,6 +49,12 @@ api-latency: build
 	$(BUILD)/tests/api/jitrun_api_vs_cli --latency=$(LATENCY_RUNS) $(BUILD)/tools/jitrun \
 		$(BUILD)/api-latency $(LATENCY_MODELS)
 
+# `make python-bench`: the Python package's call overhead against the C API,
+# resnet18 through Python against the CLI, and warm starts (a benchmark).
+.PHONY: python-bench
+python-bench: build
+	/usr/bin/python3 scripts/python_bench.py
+
 # `make fusion-table`: regenerate docs/fusion_table.md (statistics of every model).
 .PHONY: fusion-table
 fusion-table: build

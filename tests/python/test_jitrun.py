@@ -429,3 +429,38 @@ def test_warm_start_equals_cold_on_every_zoo_model(zoo, squeezenet_onnx, tmp_pat
     m = jitrun.load(models[0], cache_dir=False)
     assert m.statistics["cached_program"] == 0 and m.statistics["cached_kernels"] == 0
     assert sorted(os.listdir(cache)) == before
+
+
+def test_cli_json_outputs_parse_for_every_zoo_model(zoo, jitrun_cli, tmp_path):
+    """--print-signature=json, --dump-statistics=json, --benchmark-json and
+    --profile-json of every zoo model parse with json.load and agree with
+    each other and with the Python package."""
+    for name in sorted(f for f in os.listdir(zoo) if f.endswith(".mlirbc")):
+        path = os.path.join(zoo, name)
+        sig = json.loads(subprocess.run([jitrun_cli, path, "--print-signature=json"],
+                                        capture_output=True, text=True, check=True).stdout)
+        flags = ["--input=" + "".join("%dx" % d for d in t["shape"]) + t["dtype"]
+                 for t in sig["inputs"]]
+        files = {k: str(tmp_path / (name + "." + k + ".json")) for k in ("stats", "bench", "prof")}
+        res = subprocess.run([jitrun_cli, path, *flags, "--threads=2", "--benchmark=3",
+                              "--dump-statistics=json", "--dump-statistics-file=" + files["stats"],
+                              "--benchmark-json=" + files["bench"],
+                              "--profile-json=" + files["prof"],
+                              "--output=@" + str(tmp_path / "out.npy")],
+                             capture_output=True, text=True)
+        assert res.returncode == 0, (name, res.stderr)
+        with open(files["stats"]) as f:
+            stats = json.load(f)
+        with open(files["bench"]) as f:
+            bench = json.load(f)
+        with open(files["prof"]) as f:
+            prof = json.load(f)
+        assert stats["function"] == sig["function"], name
+        assert bench["runs"] == 3 and bench["threads"] == 2, name
+        assert bench["min_ms"] <= bench["p50_ms"] <= bench["p90_ms"] <= bench["max_ms"], name
+        dispatches = [c for c in prof["commands"] if c["name"].startswith(sig["function"] + "_dispatch")]
+        assert len(dispatches) == stats["dispatches"], name
+        assert prof["commands"][-1]["name"] == "total" and prof["runs"] == 3, name
+        m = jitrun.load(path, cache_dir=False)
+        assert [list(t.shape) for t in m.inputs] == [t["shape"] for t in sig["inputs"]], name
+        assert m.statistics["dispatches"] == stats["dispatches"], name
