@@ -154,6 +154,19 @@ static int fail(const Twine &msg) {
   return 1;
 }
 
+/// The statistics' integer fields, in the order every format prints them.
+static std::vector<std::pair<const char *, int64_t>> statisticsFields(const jitrun::Statistics &s) {
+  return {{"generic_before", s.genericBefore},   {"generic_after", s.genericAfter},
+          {"root_ops", s.rootOps},               {"dispatch_regions", s.dispatchRegions},
+          {"dispatches", s.dispatches},          {"executables", s.executables},
+          {"fills", s.fills},                    {"copies", s.copies},
+          {"workgroups", s.workgroups},          {"transient_bytes", s.transientBytes},
+          {"intermediate_bytes", s.intermediateBytes}, {"stack_bytes_max", s.stackBytesMax},
+          {"vector_kernels", s.vectorizedOps},   {"scalar_kernels", s.scalarOps},
+          {"vnni_kernels", s.vnniKernels},       {"cached_kernels", s.cachedKernels},
+          {"cached_program", s.cachedProgram}};
+}
+
 static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, StringRef kind,
                             StringRef model) {
   if (kind == "json") {
@@ -161,23 +174,8 @@ static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, String
     j.object([&] {
       j.attribute("function", s.function);
       j.attribute("fusion", s.fusion);
-      j.attribute("generic_before", s.genericBefore);
-      j.attribute("generic_after", s.genericAfter);
-      j.attribute("root_ops", s.rootOps);
-      j.attribute("dispatch_regions", s.dispatchRegions);
-      j.attribute("dispatches", s.dispatches);
-      j.attribute("executables", s.executables);
-      j.attribute("fills", s.fills);
-      j.attribute("copies", s.copies);
-      j.attribute("workgroups", s.workgroups);
-      j.attribute("transient_bytes", s.transientBytes);
-      j.attribute("intermediate_bytes", s.intermediateBytes);
-      j.attribute("stack_bytes_max", s.stackBytesMax);
-      j.attribute("vector_kernels", s.vectorizedOps);
-      j.attribute("scalar_kernels", s.scalarOps);
-      j.attribute("vnni_kernels", s.vnniKernels);
-      j.attribute("cached_kernels", s.cachedKernels);
-      j.attribute("cached_program", s.cachedProgram);
+      for (const auto &[name, value] : statisticsFields(s))
+        j.attribute(name, value);
       j.attribute("compile_seconds", s.compileSeconds);
     });
     os << "\n";
@@ -187,30 +185,9 @@ static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, String
        << s.executables << "," << s.genericBefore << "," << s.genericAfter << ","
        << s.dispatchRegions << "\n";
   } else {
-    auto row = [&](StringRef k, int64_t v) {
-      os << "  " << k;
-      for (size_t i = k.size(); i < 20; ++i)
-        os << ' ';
-      os << v << "\n";
-    };
     os << "statistics for @" << s.function << " (fusion " << s.fusion << "):\n";
-    row("generic_before", s.genericBefore);
-    row("generic_after", s.genericAfter);
-    row("root_ops", s.rootOps);
-    row("dispatch_regions", s.dispatchRegions);
-    row("dispatches", s.dispatches);
-    row("executables", s.executables);
-    row("fills", s.fills);
-    row("copies", s.copies);
-    row("workgroups", s.workgroups);
-    row("transient_bytes", s.transientBytes);
-    row("intermediate_bytes", s.intermediateBytes);
-    row("stack_bytes_max", s.stackBytesMax);
-    row("vector_kernels", s.vectorizedOps);
-    row("scalar_kernels", s.scalarOps);
-    row("vnni_kernels", s.vnniKernels);
-    row("cached_kernels", s.cachedKernels);
-    row("cached_program", s.cachedProgram);
+    for (const auto &[name, value] : statisticsFields(s))
+      os << "  " << left_justify(name, 20) << value << "\n";
     os << "  compile_seconds     " << format("%.3f", s.compileSeconds) << "\n";
   }
 }
