@@ -46,5 +46,5 @@
 // NOCACHE: "cached_kernels":0,"cached_program":0,
 // ONE: {{^}}1{{$}}
 // TWO: {{^}}2{{$}}
-// ENTRIES: {{[0-9a-f]+}}.jrk
-// ENTRIES: {{[0-9a-f]+}}.jrp
+// ENTRIES-DAG: {{[0-9a-f]+}}.jrk
+// ENTRIES-DAG: {{[0-9a-f]+}}.jrp
