@@ -77,6 +77,13 @@ onnx-conformance-check: build
 onnx-models: build
 	/usr/bin/python3 scripts/onnx_models.py --bench --write docs/onnx_models.md
 
+# `make model-bench`: torchvision models (ONNX) and the zoo at full size, jitrun
+# against PyTorch and against the host's roofline at 1 and 2 threads; writes
+# docs/model_bench.md (a benchmark: about 15 minutes).
+.PHONY: model-bench
+model-bench: build
+	/usr/bin/python3 scripts/model_bench.py --write docs/model_bench.md
+
 # `make zoo-bench`: every zoo model at full size: dispatches, roots, compile
 # time, latency at 1 and 2 threads (a benchmark; RUNS=N runs per figure).
 .PHONY: zoo-bench

@@ -233,10 +233,42 @@ static std::vector<ProfileRow> profileRows(const jitrun::Profile &p, bool byTime
   return rows;
 }
 
+/// The whole model against the host's roofline: its root ops' FLOPs and the
+/// bytes that must move at least once per run (weights, inputs, results),
+/// the time the host's measured peak and triad bandwidth allow for them, and
+/// the share of the measured time per run that limit is.
+struct ModelRoofline {
+  double flops = 0, bytes = 0, limitSeconds = 0, measuredSeconds = 0;
+  std::string bound;
+  double efficiency() const { return measuredSeconds > 0 ? limitSeconds / measuredSeconds : 0; }
+};
+
+static ModelRoofline modelRoofline(const std::vector<ProfileRow> &rows,
+                                   const jitrun::CompiledModel &model,
+                                   const jitrun::cli::HostPeak &peak, double wallSeconds) {
+  ModelRoofline r;
+  r.flops = rows.back().flops; // the total row
+  r.bytes = static_cast<double>(model.statistics().constantBytes);
+  for (const auto *specs : {&model.inputs(), &model.outputs()})
+    for (const jitrun::TensorSpec &s : *specs) {
+      double n = static_cast<double>(jitrun::elementSize(s.type));
+      for (int64_t d : s.shape)
+        n *= static_cast<double>(d);
+      r.bytes += n;
+    }
+  double computeSeconds = r.flops / std::max(peak.gflops * 1e9, 1.0);
+  double memorySeconds = r.bytes / std::max(peak.triadGBs * 1e9, 1.0);
+  r.limitSeconds = std::max(computeSeconds, memorySeconds);
+  r.bound = computeSeconds >= memorySeconds ? "flops" : "bw";
+  r.measuredSeconds = wallSeconds;
+  return r;
+}
+
 /// The --profile table: one line per host-program command (run order or
 /// slowest first), then the total (see README.md, "The CLI").
 static void printProfile(raw_ostream &os, const std::vector<ProfileRow> &rows,
-                         int64_t runs, const jitrun::cli::HostPeak &peak, double wallSeconds) {
+                         int64_t runs, const jitrun::cli::HostPeak &peak, double wallSeconds,
+                         const ModelRoofline &roofline) {
   double totalSeconds = rows.back().seconds;
   size_t nameWidth = 5, opWidth = 2;
   for (const ProfileRow &r : rows) {
@@ -283,11 +315,17 @@ static void printProfile(raw_ostream &os, const std::vector<ProfileRow> &rows,
       os << format(" %6.1f%%  %-5s", r.percentOfPeak(peak, balance), bound.c_str());
     os << "  " << (r.location.empty() ? "-" : r.location) << "\n";
   }
+  os << format("profile: roofline: %.3f GFLOP and %.2f MB that must move (weights, inputs, "
+               "results): at least %.4f ms (%s); measured %.4f ms/run: %.1f%% of the roofline\n",
+               roofline.flops / 1e9, roofline.bytes / 1e6, roofline.limitSeconds * 1e3,
+               roofline.bound.c_str(), roofline.measuredSeconds * 1e3,
+               100.0 * roofline.efficiency());
 }
 
 /// --profile-json: the host's peaks and the same rows as the table.
 static void writeProfileJson(raw_ostream &os, const std::vector<ProfileRow> &rows, int64_t runs,
-                             const jitrun::cli::HostPeak &peak, double wallSeconds) {
+                             const jitrun::cli::HostPeak &peak, double wallSeconds,
+                             const ModelRoofline &roofline) {
   double balance = peak.gflops / std::max(peak.triadGBs, 1e-9);
   json::OStream j(os);
   j.object([&] {
@@ -300,6 +338,14 @@ static void writeProfileJson(raw_ostream &os, const std::vector<ProfileRow> &row
     });
     j.attribute("runs", runs);
     j.attribute("wall_ms", wallSeconds * 1e3);
+    j.attributeObject("roofline", [&] {
+      j.attribute("flops", roofline.flops);
+      j.attribute("bytes", roofline.bytes);
+      j.attribute("limit_ms", roofline.limitSeconds * 1e3);
+      j.attribute("bound", roofline.bound);
+      j.attribute("measured_ms", roofline.measuredSeconds * 1e3);
+      j.attribute("efficiency", roofline.efficiency());
+    });
     j.attributeArray("commands", [&] {
       for (const ProfileRow &r : rows) {
         j.object([&] {
@@ -715,12 +761,13 @@ static int run(int argc, char **argv) {
     wall /= static_cast<double>(std::max<int64_t>(1, profile.runs));
     jitrun::cli::HostPeak peak = jitrun::cli::measureHostPeak(pool.numThreads(), forceAvx2);
     std::vector<ProfileRow> rows = profileRows(profile, profileSort == "time");
+    ModelRoofline roofline = modelRoofline(rows, **model, peak, wall);
     if (profileFlag)
-      printProfile(outs(), rows, profile.runs, peak, wall);
+      printProfile(outs(), rows, profile.runs, peak, wall, roofline);
     if (!profileJson.empty()) {
       std::string text;
       raw_string_ostream os(text);
-      writeProfileJson(os, rows, profile.runs, peak, wall);
+      writeProfileJson(os, rows, profile.runs, peak, wall, roofline);
       if (std::string e = writeReport(profileJson, text); !e.empty())
         return fail("cannot write the profile: " + e);
     }

@@ -9,7 +9,7 @@
 // RUN: %jitrun %s --input=128x256xf32 --input=256x128xf32 --output=@%t.mm.npy --profile --benchmark=3 \
 // RUN:   --dump-statistics=json --dump-statistics-file=%t.mm.json > %t.mm.txt
 // RUN: FileCheck %s --check-prefix=MM < %t.mm.txt
-// RUN: python3 -c "import json, re, sys; n = len([l for l in open(sys.argv[1]) if re.match(r'profile: (?!fill:|copy:|host |name |total )[^ ]+ ', l)]); s = json.load(open(sys.argv[2]))['dispatches']; print('dispatch lines', n, 'statistics', s)" %t.mm.txt %t.mm.json | FileCheck %s --check-prefix=COUNT
+// RUN: python3 -c "import json, re, sys; n = len([l for l in open(sys.argv[1]) if re.match(r'profile: (?!fill:|copy:|host |name |total |roofline: )[^ ]+ ', l)]); s = json.load(open(sys.argv[2]))['dispatches']; print('dispatch lines', n, 'statistics', s)" %t.mm.txt %t.mm.json | FileCheck %s --check-prefix=COUNT
 // FLOPs = 2 * 128 * 128 * 256; bytes = x + w + result = 4 * (2 * 32768 + 16384).
 // RUN: python3 -c "import sys; f = next(l.split() for l in open(sys.argv[1]) if l.startswith('profile: main_dispatch_0 ')); ms, gf, gb = float(f[3]), float(f[5]), float(f[6]); print('flops ok', abs(gf * ms * 1e6 / (2 * 128 * 128 * 256) - 1) < 0.05, 'bytes ok', abs(gb * ms * 1e6 / 327680 - 1) < 0.05)" %t.mm.txt | FileCheck %s --check-prefix=RATES
 //
@@ -21,13 +21,13 @@
 // RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --profile --benchmark=3 \
 // RUN:   --dump-statistics=json --dump-statistics-file=%t.cnn.json > %t.cnn.txt
 // RUN: FileCheck %s --check-prefix=CNN < %t.cnn.txt
-// RUN: python3 -c "import json, re, sys; n = len([l for l in open(sys.argv[1]) if re.match(r'profile: (?!fill:|copy:|host |name |total )[^ ]+ ', l)]); s = json.load(open(sys.argv[2]))['dispatches']; print('dispatch lines', n, 'statistics', s)" %t.cnn.txt %t.cnn.json | FileCheck %s --check-prefix=COUNT
+// RUN: python3 -c "import json, re, sys; n = len([l for l in open(sys.argv[1]) if re.match(r'profile: (?!fill:|copy:|host |name |total |roofline: )[^ ]+ ', l)]); s = json.load(open(sys.argv[2]))['dispatches']; print('dispatch lines', n, 'statistics', s)" %t.cnn.txt %t.cnn.json | FileCheck %s --check-prefix=COUNT
 //
 // --reference (no fusion, one thread) profiles too: more dispatches and fills.
 // RUN: %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --reference --profile \
 // RUN:   --dump-statistics=json --dump-statistics-file=%t.ref.json > %t.ref.txt
 // RUN: FileCheck %s --check-prefix=REF < %t.ref.txt
-// RUN: python3 -c "import json, re, sys; n = len([l for l in open(sys.argv[1]) if re.match(r'profile: (?!fill:|copy:|host |name |total )[^ ]+ ', l)]); s = json.load(open(sys.argv[2]))['dispatches']; print('dispatch lines', n, 'statistics', s)" %t.ref.txt %t.ref.json | FileCheck %s --check-prefix=COUNT
+// RUN: python3 -c "import json, re, sys; n = len([l for l in open(sys.argv[1]) if re.match(r'profile: (?!fill:|copy:|host |name |total |roofline: )[^ ]+ ', l)]); s = json.load(open(sys.argv[2]))['dispatches']; print('dispatch lines', n, 'statistics', s)" %t.ref.txt %t.ref.json | FileCheck %s --check-prefix=COUNT
 //
 // --profile-sort=time puts the slowest row first (the total stays last);
 // --profile-json and --benchmark-json write the same figures as JSON (to a
@@ -45,8 +45,11 @@
 // MM-NEXT: throughput {{[0-9.]+}} runs/s on {{[0-9]+}} thread{{s?}} (3 runs after a warm-up)
 // MM-NEXT: profile: host peak {{[0-9]+\.[0-9]+}} GFLOP/s fp32 on {{[0-9]+}} thread{{s?}} ({{avx512f|avx2\+fma|sse}}, 12 FMA chains; 1 thread {{[0-9]+\.[0-9]+}}), triad {{[0-9]+\.[0-9]+}} GB/s; 3 timed runs, wall {{[0-9]+\.[0-9]+}} ms/run
 // MM-NEXT: profile: name op ms share GFLOP/s GB/s %peak bound source{{$}}
-// MM-NEXT: profile: main_dispatch_0 linalg.matmul {{[0-9]+\.[0-9][0-9][0-9][0-9]}} 100.0% {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}} {{.*}}profile.mlir:86:{{[0-9]+}}{{$}}
+// MM-NEXT: profile: main_dispatch_0 linalg.matmul {{[0-9]+\.[0-9][0-9][0-9][0-9]}} 100.0% {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}} {{.*}}profile.mlir:90:{{[0-9]+}}{{$}}
 // MM-NEXT: profile: total - {{[0-9]+\.[0-9][0-9][0-9][0-9]}} 100.0% {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}} -{{$}}
+// The whole model against the roofline: 2 x 128 x 128 x 256 FLOPs, and
+// x + w + result = 327680 bytes that must move.
+// MM-NEXT: profile: roofline: 0.008 GFLOP and 0.33 MB that must move (weights, inputs, results): at least {{[0-9]+\.[0-9]+}} ms ({{flops|bw}}); measured {{[0-9]+\.[0-9]+}} ms/run: {{[0-9]+\.[0-9]}}% of the roofline{{$}}
 // MM-NOT:  profile:
 
 // COUNT: dispatch lines [[N:[1-9][0-9]*]] statistics [[N]]
@@ -69,6 +72,7 @@
 // CNN-NEXT: profile: main_dispatch_2 linalg.generic {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}} {{.*}}tiny_cnn.mlir:{{[0-9]+}}:{{[0-9]+}}{{$}}
 // CNN-NEXT: profile: main_dispatch_3 linalg.matmul {{[0-9]+\.[0-9][0-9][0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}} {{.*}}tiny_cnn.mlir:{{[0-9]+}}:{{[0-9]+}}{{$}}
 // CNN-NEXT: profile: total - {{[0-9]+\.[0-9][0-9][0-9][0-9]}} 100.0% {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9][0-9]}} {{[0-9]+\.[0-9]%}} {{flops|bw}} -{{$}}
+// CNN-NEXT: profile: roofline: {{[0-9.]+}} GFLOP and {{[0-9.]+}} MB that must move
 // CNN-NOT:  profile:
 
 // REF:      profile: host peak {{[0-9.]+}} GFLOP/s fp32 on 1 thread (

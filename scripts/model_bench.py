@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+"""`make model-bench`: real models at full size, jitrun against PyTorch and
+against the host's roofline, at 1 and 2 threads, side by side in one run.
+
+Models: torchvision's classification models exported to ONNX by PyTorch
+(scripts/onnx_models.py builds them: seeded weights, batch 1) and the zoo's
+models generated at full size (jitrun only: they have no PyTorch twin).
+
+Per model and thread count:
+- jitrun ms: `jitrun --benchmark=RUNS`, the best run after a warm-up;
+- PyTorch ms: the best of eager NCHW, channels-last and to_mkldnn (as
+  onnx_models.py measures it);
+- roofline: the least time the host allows, max(FLOPs / measured peak,
+  bytes that must move / measured triad bandwidth), from `--profile-json`
+  (peak and bandwidth probed on this host at that thread count; FLOPs of the
+  root ops; bytes: weights, inputs and results), and efficiency = that
+  limit / jitrun ms.
+Writes a markdown table (--write) and prints it. Run with Debian's python3.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_models  # noqa: E402  (build, torch_ms, MODELS)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
+TOOLS = os.path.join(BUILD, "tools")
+
+
+def jitrun_figures(path, inputs, threads, runs, tmp):
+    """(best ms, roofline dict) of `jitrun path inputs` at `threads`."""
+    out = os.path.join(tmp, "out.npy")
+    base = [os.path.join(TOOLS, "jitrun"), path, "--threads=%d" % threads, "--output=@" + out] + inputs
+    b = subprocess.run(base + ["--benchmark=%d" % runs], capture_output=True, text=True)
+    m = re.search(r"latency_ms min=([0-9.]+)", b.stdout)
+    if not m:
+        return None, None
+    prof = os.path.join(tmp, "profile.json")
+    subprocess.run(base + ["--profile-json=" + prof], capture_output=True, text=True, check=True)
+    with open(prof) as f:
+        roofline = json.load(f)["roofline"]
+    return float(m.group(1)), roofline
+
+
+def torchvision_rows(names, runs, tmp):
+    import torch
+    sizes = dict(onnx_models.MODELS)
+    for name in names:
+        model = onnx_models.build(name)
+        torch.manual_seed(1)
+        x = torch.randn(1, 3, sizes[name], sizes[name])
+        path = os.path.join(tmp, name + ".onnx")
+        torch.onnx.export(model, x, path, opset_version=14)
+        x_path = os.path.join(tmp, name + ".x.npy")
+        np.save(x_path, x.numpy())
+        row = {"model": name + " (torchvision)", "input": "1x3x%dx%d" % (sizes[name], sizes[name])}
+        for t in (1, 2):
+            row["jitrun_%d" % t], row["roofline_%d" % t] = jitrun_figures(
+                path, ["--input=@" + x_path], t, runs, tmp)
+            row["torch_%d" % t] = onnx_models.torch_ms(model, x, t, runs)
+        yield row
+
+
+def zoo_rows(names, runs, tmp):
+    zoo = os.path.join(BUILD, "zoo-full")
+    os.makedirs(zoo, exist_ok=True)
+    for name in names:
+        path = os.path.join(zoo, name + ".mlirbc")
+        if not os.path.exists(path):
+            subprocess.run([os.path.join(TOOLS, "modelgen"), name, "--size=full", "-o", path],
+                           check=True)
+        sig = json.loads(subprocess.run([os.path.join(TOOLS, "jitrun"), path,
+                                         "--print-signature=json"], capture_output=True,
+                                        text=True, check=True).stdout)
+        inputs = ["--input=" + "".join("%dx" % d for d in t["shape"]) + t["dtype"]
+                  for t in sig["inputs"]]
+        row = {"model": name + " (zoo)", "input": ", ".join(i[8:] for i in inputs)}
+        for t in (1, 2):
+            row["jitrun_%d" % t], row["roofline_%d" % t] = jitrun_figures(path, inputs, t, runs, tmp)
+            row["torch_%d" % t] = None
+        yield row
+
+
+def fmt(v, spec="%.2f"):
+    return "-" if v is None else spec % v
+
+
+def line(r):
+    cells = [r["model"], r["input"]]
+    for t in (1, 2):
+        j, p, roof = r["jitrun_%d" % t], r["torch_%d" % t], r["roofline_%d" % t]
+        eff = roof["limit_ms"] / j if roof and j else None
+        cells += [fmt(j), fmt(p), fmt(j / p if j and p else None),
+                  fmt(roof["limit_ms"] if roof else None, "%.3f"),
+                  (roof["bound"] if roof else "-"), fmt(100 * eff if eff else None, "%.0f%%")]
+    return "| " + " | ".join(cells) + " |"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--only", default="", help="comma-separated model names")
+    ap.add_argument("--write", help="write the markdown table here")
+    a = ap.parse_args()
+    tv = [n for n, _ in onnx_models.MODELS]
+    zoo = subprocess.run([os.path.join(TOOLS, "modelgen"), "--list"], capture_output=True,
+                         text=True, check=True).stdout.split()
+    if a.only:
+        keep = set(a.only.split(","))
+        tv, zoo = [n for n in tv if n in keep], [n for n in zoo if n in keep]
+    header = ("| model | input | jitrun 1T ms | PyTorch 1T ms | jitrun/PyTorch 1T | roofline 1T ms "
+              "| bound | efficiency 1T | jitrun 2T ms | PyTorch 2T ms | jitrun/PyTorch 2T "
+              "| roofline 2T ms | bound | efficiency 2T |\n" + "|---" * 14 + "|")
+    print(header, flush=True)
+    lines = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for rows in (torchvision_rows(tv, a.runs, tmp), zoo_rows(zoo, a.runs, tmp)):
+            for r in rows:
+                lines.append(line(r))
+                print(lines[-1], flush=True)
+    if a.write:
+        import torch
+        with open(a.write, "w", encoding="utf-8") as f:
+            f.write("# Real models against PyTorch and the roofline\n\n"
+                    "`make model-bench` (scripts/model_bench.py), one run on one machine: "
+                    "jitrun's best of %d runs after a warm-up; PyTorch %s's best of eager NCHW, "
+                    "channels-last and to_mkldnn; roofline = max(FLOPs / peak, bytes that must "
+                    "move / triad bandwidth) with the peak and bandwidth measured on this host at "
+                    "that thread count, FLOPs of the root ops (convolutions, matmuls, pooling, "
+                    "reductions) and bytes = weights + inputs + results; efficiency = roofline / "
+                    "jitrun ms. jitrun/PyTorch below 1: jitrun is faster. Compare ratios, not "
+                    "absolute times, across machines.\n\n" % (a.runs, torch.__version__))
+            f.write(header + "\n" + "\n".join(lines) + "\n")
+        print("wrote " + a.write)
+
+
+if __name__ == "__main__":
+    main()
