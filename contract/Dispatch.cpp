@@ -43,6 +43,9 @@ std::optional<int64_t> staticWork(Operation *op) {
   return work;
 }
 
+/// The most input pixels a window whose pad fuses into it may span.
+static constexpr int64_t kMaxFusedWindowSpan = 4096;
+
 bool isFusedWindowPad(tensor::PadOp pad) {
   if (!pad.getConstantPaddingValue() || !pad.getSourceType().hasStaticShape() ||
       !pad.getResultType().hasStaticShape() || !pad.getLow().empty() ||
@@ -55,7 +58,24 @@ bool isFusedWindowPad(tensor::PadOp pad) {
       window->getBlock() != pad->getBlock())
     return false;
   FailureOr<linalg::ConvolutionDimensions> dims = linalg::inferConvolutionDims(window);
-  return succeeded(dims) && dims->inputChannel.empty();
+  if (failed(dims) || !dims->inputChannel.empty())
+    return false;
+  // Codegen pads a border tile on the stack: a window whose span (taps and
+  // dilation) covers more than kMaxFusedWindowSpan input pixels would put
+  // all of them there for each channel (a 60x80 max pool dilated by 10 spans
+  // 591 x 791 pixels: 1.9 MB of stack per channel). Its pad stays on the
+  // host, and the window reads the padded image from the arena.
+  SmallVector<int64_t> ranges = window.getStaticLoopRanges();
+  int64_t span = 1;
+  for (auto [i, loop] : llvm::enumerate(dims->filterLoop)) {
+    int64_t dilation = i < dims->dilations.size() ? dims->dilations[i] : 1;
+    if (ShapedType::isDynamic(ranges[loop]))
+      return false;
+    span *= (ranges[loop] - 1) * dilation + 1;
+    if (span > kMaxFusedWindowSpan)
+      return false;
+  }
+  return true;
 }
 
 } // namespace jitrun

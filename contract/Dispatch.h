@@ -46,7 +46,8 @@ std::optional<int64_t> staticWork(mlir::Operation *op);
 /// interior straight from the unpadded input and pads only the border tiles
 /// on the stack (no host fill and copy of the whole activation). A pad in
 /// front of a convolution with input channels stays a host fill and copy:
-/// one tile's padded input would hold every input channel.
+/// one tile's padded input would hold every input channel; so does the pad
+/// of a window spanning more than 4096 input pixels (taps and dilation).
 bool isFusedWindowPad(mlir::tensor::PadOp pad);
 
 } // namespace jitrun
