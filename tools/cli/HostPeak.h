@@ -24,7 +24,7 @@ struct HostPeak {
 
 /// Peak FP32: the widest FMA the kernels use (AVX-512 unless --force-avx2),
 /// calibrated to 10 ms a run, best of 5 on one thread (~50 ms), then best of
-/// 3 with the same loop on `threads` threads at once. Bandwidth: a[i] = b[i] + s * c[i] over three arrays of
+/// 5 with the same loop on `threads` threads at once, after an untimed round. Bandwidth: a[i] = b[i] + s * c[i] over three arrays of
 /// 64 MiB in total split across the threads, best of 3, counting 12 bytes
 /// per element (two reads, one write; STREAM's convention).
 HostPeak measureHostPeak(unsigned threads, bool avx2Only);
