@@ -238,9 +238,11 @@ public:
     StatusGuard status;
     if (py::isinstance<py::bytes>(source) || py::isinstance<py::bytearray>(source) ||
         py::isinstance<py::memoryview>(source)) {
+      // A strided or reversed memoryview is copied into contiguous bytes
+      // first: its buffer pointer and size alone do not describe its bytes.
+      if (py::isinstance<py::memoryview>(source) && !source.attr("c_contiguous").cast<bool>())
+        source = source.attr("tobytes")();
       py::buffer_info info = py::buffer(source).request();
-      if (info.ndim > 1 && !PyBuffer_IsContiguous(nullptr, 'C'))
-        raise(JITRUN_INVALID_ARGUMENT, "jitrun.load: the model's bytes must be contiguous");
       const void *data = info.ptr;
       size_t size = static_cast<size_t>(info.size * info.itemsize);
       py::gil_scoped_release release;

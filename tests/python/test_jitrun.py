@@ -76,6 +76,13 @@ def test_signature_and_sources(tiny_cnn, tmp_path):
                           jitrun.load(tiny_cnn)(np.ones((1, 32, 32, 3), np.float32)))
     text = jitrun.load(ONE.encode())
     assert text(np.array([2.5], np.float32)).tolist() == [5.0]
+    # bytearray and memoryviews, strided and reversed ones too (copied first:
+    # their pointer and size alone do not describe their bytes).
+    data = open(path, "rb").read()
+    doubled = np.repeat(np.frombuffer(data, np.uint8), 2).tobytes()  # every byte twice
+    for source in (bytearray(data), memoryview(data), memoryview(doubled)[::2],
+                   memoryview(data[::-1])[::-1]):
+        assert jitrun.load(source).inputs == m.inputs
 
 
 # One ONNX conformance test per dtype jitrun takes and returns.
