@@ -104,6 +104,9 @@ inline llvm::Error compileError(const llvm::Twine &msg) {
 llvm::Error opError(mlir::Operation *op, Compilation &impl, const llvm::Twine &msg);
 /// The host program's element type for `t`, if it has one.
 std::optional<ElementType> toElementType(mlir::Type t);
+/// The spec of a statically shaped tensor type of such an element type
+/// (unnamed); nullopt for any other type.
+std::optional<TensorSpec> tensorSpecOf(mlir::Type t);
 /// a + b, saturated at INT64_MAX.
 int64_t saturatingAdd(int64_t a, int64_t b);
 /// The bytes of a tensor of `s`, saturated at INT64_MAX: an absurd shape is

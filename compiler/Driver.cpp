@@ -82,6 +82,16 @@ std::optional<ElementType> toElementType(Type t) {
   return std::nullopt;
 }
 
+std::optional<TensorSpec> tensorSpecOf(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  if (!rt || !rt.hasStaticShape())
+    return std::nullopt;
+  std::optional<ElementType> et = toElementType(rt.getElementType());
+  if (!et)
+    return std::nullopt;
+  return TensorSpec{*et, std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end())};
+}
+
 int64_t saturatingAdd(int64_t a, int64_t b) {
   int64_t r;
   return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
@@ -283,15 +293,13 @@ llvm::Error Compilation::readSignature(func::FuncOp entry) {
   stats.function = entry.getSymName().str();
   FunctionType type = entry.getFunctionType();
   auto spec = [&](Type t, DictionaryAttr attrs, const llvm::Twine &what) -> llvm::Expected<TensorSpec> {
-    auto rt = dyn_cast<RankedTensorType>(t);
-    std::optional<ElementType> et = rt ? toElementType(rt.getElementType()) : std::nullopt;
-    if (!rt || !rt.hasStaticShape() || !et)
+    std::optional<TensorSpec> s = tensorSpecOf(t);
+    if (!s)
       return compileError("entry function '" + entry.getSymName() + "' " + what +
                           " is not a statically shaped tensor jitrun can run");
-    TensorSpec s{*et, std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end())};
     if (auto name = attrs ? attrs.getAs<StringAttr>(kTensorNameAttrName) : StringAttr())
-      s.name = name.str();
-    return s;
+      s->name = name.str();
+    return *s;
   };
   for (auto [i, t] : llvm::enumerate(type.getInputs())) {
     llvm::Expected<TensorSpec> s = spec(t, entry.getArgAttrDict(i), "argument " + llvm::Twine(i));
@@ -348,6 +356,19 @@ static bool isOnnx(llvm::StringRef bytes, llvm::StringRef name) {
   return name.ends_with(".onnx") || looksLikeOnnx(bytes);
 }
 
+static constexpr llvm::StringLiteral kCacheEntryAttr = "jitrun.cache.entry",
+                                     kCacheEntryPointsAttr = "jitrun.cache.entry_points",
+                                     kCacheGenericBeforeAttr = "jitrun.cache.generic_before",
+                                     kCacheWarningsAttr = "jitrun.cache.warnings";
+
+/// Removes annotateForCache's attributes: host lowering sees the module as
+/// fusion left it.
+static void dropCacheAnnotations(ModuleOp module) {
+  for (llvm::StringRef a : {kCacheEntryAttr, kCacheEntryPointsAttr, kCacheGenericBeforeAttr,
+                            kCacheWarningsAttr})
+    module->removeAttr(a);
+}
+
 llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   auto start = std::chrono::steady_clock::now();
   if (bytes.empty())
@@ -378,7 +399,7 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
     if (cache.enabled()) {
       annotateForCache(*module, entryName);
       std::string problem = cache.write(*module);
-      restoreFromCache(*module, entryName); // drops the annotations again
+      dropCacheAnnotations(*module);
       if (!problem.empty())
         warnings.push_back("program cache not written: " + problem);
       wroteCache = problem.empty();
@@ -417,11 +438,6 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   return llvm::Error::success();
 }
 
-static constexpr llvm::StringLiteral kCacheEntryAttr = "jitrun.cache.entry",
-                                     kCacheEntryPointsAttr = "jitrun.cache.entry_points",
-                                     kCacheGenericBeforeAttr = "jitrun.cache.generic_before",
-                                     kCacheWarningsAttr = "jitrun.cache.warnings";
-
 void Compilation::annotateForCache(ModuleOp module, llvm::StringRef entryName) {
   Builder b(module.getContext());
   auto strings = [&](const std::vector<std::string> &list) {
@@ -441,9 +457,7 @@ bool Compilation::restoreFromCache(ModuleOp module, std::string &entryName) {
   auto points = module->getAttrOfType<ArrayAttr>(kCacheEntryPointsAttr);
   auto before = module->getAttrOfType<IntegerAttr>(kCacheGenericBeforeAttr);
   auto warned = module->getAttrOfType<ArrayAttr>(kCacheWarningsAttr);
-  for (llvm::StringRef a : {kCacheEntryAttr, kCacheEntryPointsAttr, kCacheGenericBeforeAttr,
-                            kCacheWarningsAttr})
-    module->removeAttr(a);
+  dropCacheAnnotations(module);
   if (!entry || !points || !before || !warned ||
       !module.lookupSymbol<func::FuncOp>(entry.getValue()))
     return false;

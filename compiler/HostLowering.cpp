@@ -152,9 +152,8 @@ private:
                        llvm::ArrayRef<int64_t> sizes, llvm::ArrayRef<int64_t> strides,
                        ValueRange dynamicOffsets, bool sliceIsSource);
 
-  static std::optional<TensorSpec> specOf(Type t);
   static std::string shapeName(Type t) {
-    std::optional<TensorSpec> spec = specOf(t);
+    std::optional<TensorSpec> spec = tensorSpecOf(t);
     return spec ? spec->str() : std::string("?");
   }
   static unsigned widthOf(Type t) {
@@ -192,18 +191,8 @@ private:
 
 } // namespace
 
-std::optional<TensorSpec> HostLowering::specOf(Type t) {
-  auto rt = dyn_cast<RankedTensorType>(t);
-  if (!rt || !rt.hasStaticShape())
-    return std::nullopt;
-  std::optional<ElementType> et = toElementType(rt.getElementType());
-  if (!et)
-    return std::nullopt;
-  return TensorSpec{*et, std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end())};
-}
-
 int HostLowering::newIntermediate(Value v) {
-  TensorSpec spec = *specOf(v.getType());
+  TensorSpec spec = *tensorSpecOf(v.getType());
   return p.addBuffer(Buffer{BufferKind::Intermediate, 0, specBytes(spec), nullptr});
 }
 
@@ -280,7 +269,7 @@ llvm::Expected<std::vector<int>> HostLowering::carry(Operation *loop, ValueRange
                                                     ValueRange args) {
   std::vector<int> carried;
   for (Value arg : args) {
-    if (!specOf(arg.getType()))
+    if (!tensorSpecOf(arg.getType()))
       return opError(loop, comp,
                      "loops that carry a scalar or dynamically shaped value are not "
                      "supported by jitrun's host program yet; carry a static tensor");
@@ -294,7 +283,7 @@ llvm::Expected<std::vector<int>> HostLowering::carry(Operation *loop, ValueRange
 
 llvm::Error HostLowering::run(func::FuncOp entry) {
   for (BlockArgument arg : entry.getArguments()) {
-    std::optional<TensorSpec> spec = specOf(arg.getType());
+    std::optional<TensorSpec> spec = tensorSpecOf(arg.getType());
     if (!spec)
       return compileError("entry function '" + entry.getSymName() + "' argument " +
                        llvm::Twine(arg.getArgNumber()) +
@@ -307,7 +296,7 @@ llvm::Error HostLowering::run(func::FuncOp entry) {
                                        specBytes(*spec), nullptr});
   }
   for (auto [i, t] : llvm::enumerate(entry.getFunctionType().getResults())) {
-    std::optional<TensorSpec> spec = specOf(t);
+    std::optional<TensorSpec> spec = tensorSpecOf(t);
     if (!spec)
       return compileError("entry function '" + entry.getSymName() +
                        "' returns a type jitrun cannot run yet");
@@ -425,7 +414,7 @@ llvm::Error HostLowering::lowerConstant(Operation &op, arith::ConstantOp cst) {
   auto elements = dyn_cast<ElementsAttr>(cst.getValue());
   if (!elements)
     return llvm::Error::success(); // scalars are read where they are used (fills)
-  std::optional<TensorSpec> spec = specOf(cst.getType());
+  std::optional<TensorSpec> spec = tensorSpecOf(cst.getType());
   if (!spec)
     return opError(&op, comp, "constant of unsupported type");
   stats.constantBytes = saturatingAdd(stats.constantBytes, specBytes(*spec));
@@ -471,7 +460,7 @@ llvm::Error HostLowering::lowerFill(Operation &op, linalg::FillOp fill) {
     return opError(&op, comp, "fill on buffers is not supported");
   Value scalar = fill.getDpsInputOperand(0)->get();
   auto cst = scalar.getDefiningOp<arith::ConstantOp>();
-  std::optional<TensorSpec> spec = specOf(fill.getResult(0).getType());
+  std::optional<TensorSpec> spec = tensorSpecOf(fill.getResult(0).getType());
   if (!cst || !spec)
     return opError(&op, comp, "fill of a non-constant value in the host program");
   Command c{Command::Fill};
@@ -502,7 +491,7 @@ llvm::Error HostLowering::lowerFill(Operation &op, linalg::FillOp fill) {
 }
 
 llvm::Error HostLowering::lowerCast(Operation &op, tensor::CastOp cast) {
-  if (!specOf(cast.getType()))
+  if (!tensorSpecOf(cast.getType()))
     return opError(&op, comp, "cast to a dynamic shape is not supported");
   bufferOf[cast.getResult()] = lookup(cast.getSource());
   return llvm::Error::success();
@@ -620,7 +609,7 @@ llvm::Error HostLowering::lowerIf(Operation &op, scf::IfOp branch) {
     return opError(&op, comp, "the scf.if condition must be a host scalar");
   std::vector<int> results;
   for (Value r : branch.getResults()) {
-    if (!specOf(r.getType()))
+    if (!tensorSpecOf(r.getType()))
       return opError(&op, comp,
                      "scf.if yielding a scalar or dynamically shaped value is not "
                      "supported by jitrun's host program yet; yield a static tensor");
@@ -662,7 +651,7 @@ llvm::Error HostLowering::lowerYield(Operation &op, scf::YieldOp yield) {
 }
 
 llvm::Error HostLowering::lowerExtract(Operation &op, tensor::ExtractOp extract) {
-  std::optional<TensorSpec> spec = specOf(extract.getTensor().getType());
+  std::optional<TensorSpec> spec = tensorSpecOf(extract.getTensor().getType());
   if (!spec)
     return opError(&op, comp, "tensor.extract from an unsupported tensor type");
   Command c{Command::Extract};
