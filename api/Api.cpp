@@ -43,7 +43,7 @@ struct jitrun_model_s {
 
 struct jitrun_session_s {
   jitrun_model_s model; // shares the model's pool and compiled model
-  std::unique_ptr<jitrun::RunContext> context;
+  std::unique_ptr<jitrun::ModelRunContext> context;
 };
 
 struct jitrun_outputs_s {
@@ -161,7 +161,7 @@ llvm::Error viewsOf(const jitrun_tensor_t *tensors, size_t count, const char *wh
 }
 
 /// Runs `model` with the caller's tensors, in `context` when given.
-jitrun_status_t runWith(jitrun_model_s *model, jitrun::RunContext *context,
+jitrun_status_t runWith(jitrun_model_s *model, jitrun::ModelRunContext *context,
                         const jitrun_tensor_t *inputs, size_t numInputs,
                         const jitrun_tensor_t *outputs, size_t numOutputs) {
   std::vector<HostTensor> in, out;
@@ -183,7 +183,7 @@ jitrun_status_t describe(const jitrun::TensorSpec &spec, jitrun_tensor_desc_t *o
   out->shape = spec.shape.data();
   size_t bytes = jitrun::elementSize(spec.type);
   for (int64_t d : spec.shape)
-    bytes *= static_cast<size_t>(d);
+    bytes *= d < 0 ? 0 : static_cast<size_t>(d); // a dynamic dim: 0
   out->byte_size = bytes;
   out->name = spec.name.c_str();
   return nullptr;
@@ -366,6 +366,16 @@ jitrun_status_t jitrun_options_set_input_shape(jitrun_options_t options, const c
   });
 }
 
+jitrun_status_t jitrun_options_set_max_specializations(jitrun_options_t options,
+                                                       size_t count) {
+  if (!options)
+    return invalid("jitrun_options_set_max_specializations: null options");
+  if (count < 1)
+    return invalid("jitrun_options_set_max_specializations: at least 1, not 0");
+  options->options.maxSpecializations = count;
+  return nullptr;
+}
+
 jitrun_status_t jitrun_options_set_progress(jitrun_options_t options, jitrun_progress_fn fn,
                                             void *user_data) {
   if (!options)
@@ -414,7 +424,55 @@ jitrun_status_t jitrun_model_load_buffer(jitrun_runtime_t runtime, const void *d
 void jitrun_model_release(jitrun_model_t model) { delete model; }
 
 const char *jitrun_model_function(jitrun_model_t model) {
-  return model ? model->model->statistics().function.c_str() : "";
+  return model ? model->model->function().c_str() : "";
+}
+
+int jitrun_model_is_dynamic(jitrun_model_t model) {
+  return model && model->model->dynamic() ? 1 : 0;
+}
+
+size_t jitrun_model_num_specializations(jitrun_model_t model) {
+  return model ? model->model->specializations() : 0;
+}
+
+jitrun_status_t jitrun_model_output_shape(jitrun_model_t model, const jitrun_tensor_t *inputs,
+                                          size_t num_inputs, size_t index, int64_t *shape,
+                                          size_t capacity, size_t *rank) {
+  if (!model || !rank || (capacity && !shape))
+    return invalid("jitrun_model_output_shape: null model, rank or shape");
+  if (num_inputs && !inputs)
+    return invalid("jitrun_model_output_shape: null array of " + std::to_string(num_inputs) +
+                   " inputs");
+  return guarded([&]() -> jitrun_status_t {
+    std::vector<std::vector<int64_t>> shapes;
+    for (size_t i = 0; i < num_inputs; ++i) {
+      const jitrun_tensor_t &t = inputs[i];
+      if (t.rank && !t.shape)
+        return invalid("input " + std::to_string(i) + ": rank " + std::to_string(t.rank) +
+                       " with a null shape");
+      shapes.emplace_back(t.shape, t.shape + t.rank);
+      const auto &specs = model->model->inputs();
+      if (i < specs.size() && (!validType(t.type) ||
+                               static_cast<jitrun::ElementType>(t.type) != specs[i].type))
+        return makeStatus(JITRUN_SHAPE_MISMATCH, "input " + std::to_string(i) +
+                                                     ": expected element type " +
+                                                     jitrun::elementTypeName(specs[i].type).str());
+    }
+    auto specs = model->model->outputsFor(shapes);
+    if (!specs)
+      return fromError(specs.takeError());
+    if (index >= specs->size())
+      return invalid("output index " + std::to_string(index) + " out of range: the model has " +
+                     std::to_string(specs->size()) + " outputs");
+    const std::vector<int64_t> &dims = (*specs)[index].shape;
+    *rank = dims.size();
+    if (capacity < dims.size())
+      return invalid("output " + std::to_string(index) + " has rank " +
+                     std::to_string(dims.size()) + "; the shape array holds " +
+                     std::to_string(capacity));
+    std::copy(dims.begin(), dims.end(), shape);
+    return nullptr;
+  });
 }
 
 size_t jitrun_model_num_entry_points(jitrun_model_t model) {
@@ -458,7 +516,7 @@ jitrun_status_t jitrun_model_output(jitrun_model_t model, size_t index,
 jitrun_status_t jitrun_model_statistics(jitrun_model_t model, jitrun_statistics_t *out) {
   if (!model || !out)
     return invalid("jitrun_model_statistics: null model or output");
-  const jitrun::Statistics &s = model->model->statistics();
+  const jitrun::Statistics s = model->model->statistics();
   *out = jitrun_statistics_t{s.genericBefore, s.genericAfter, s.rootOps, s.dispatchRegions,
                              s.dispatches, s.executables, s.fills, s.copies, s.workgroups,
                              s.transientBytes, s.intermediateBytes, s.stackBytesMax,

@@ -21,6 +21,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,29 @@ void registerCompilerCommandLineOptions();
 /// CompileOptions::configurePassManager applying those options.
 std::function<void(mlir::PassManager &)> commandLinePassManagerOptions();
 
+/// A run state of its own for one caller (one run's intermediates, planned
+/// by liveness); one thread at a time. For a dynamic model it holds the
+/// intermediates of the shapes it ran last and makes new ones when a run
+/// comes at other shapes.
+class ModelRunContext {
+public:
+  ~ModelRunContext();
+
+private:
+  friend class CompiledModel;
+  ModelRunContext();
+  std::shared_ptr<const void> owner; // keeps the specialization's kernels alive
+  std::unique_ptr<RunContext> context;
+};
+
 /// A model compiled for this host. Load and compile once, run many times.
+///
+/// A model with dynamic dims (`?` in its arguments, symbolic ONNX dims) is
+/// specialized by the JIT: loading reads its signature (inputs() and
+/// outputs() with -1 for dynamic dims) and each run at shapes not seen
+/// before compiles the model for exactly those shapes, then keeps that
+/// specialization (the CompileOptions::maxSpecializations most recently
+/// used stay in memory; the program and kernel caches keep them on disk).
 class CompiledModel {
 public:
   /// Reads `path` (MLIR text or bytecode, detected from the content).
@@ -45,53 +68,84 @@ public:
                 const CompileOptions &options);
   ~CompiledModel();
 
+  /// The signature; a dynamic dim is -1, and dims that must be equal at
+  /// run time share a TensorSpec::dimNames entry.
   const std::vector<TensorSpec> &inputs() const;
   const std::vector<TensorSpec> &outputs() const;
-  const Statistics &statistics() const;
+  /// True when some input has a dynamic dim.
+  bool dynamic() const;
+  /// The compiled entry point's name.
+  const std::string &function() const;
+  /// What the compile reported; for a dynamic model, the specialization
+  /// compiled or run last (before any, the signature's read).
+  Statistics statistics() const;
   /// Warnings raised while compiling (e.g. a stack limit in warning mode).
-  const std::vector<std::string> &warnings() const;
+  std::vector<std::string> warnings() const;
   /// With CompileOptions::explainFusion: one line per producer/consumer pair
   /// left in different dispatches, `LOC: remark: not fused: ...: RULE: why`.
-  const std::vector<std::string> &fusionExplanations() const;
+  std::vector<std::string> fusionExplanations() const;
 
   /// The module's public functions (the entry points one may compile), in
   /// file order.
   const std::vector<std::string> &entryPoints() const;
 
-  /// A run state of its own (one run's intermediates, planned by liveness).
-  /// Fails with ErrorCode::ResourceExhausted if the arena cannot be
-  /// allocated.
-  llvm::Expected<std::unique_ptr<RunContext>> createRunContext() const;
+  /// The results' specs for inputs of `shapes` (static: outputs()); for a
+  /// dynamic model this compiles the specialization if it is new. Fails with
+  /// ErrorCode::ShapeMismatch for shapes the model does not take.
+  llvm::Expected<std::vector<TensorSpec>>
+  outputsFor(llvm::ArrayRef<std::vector<int64_t>> shapes);
+  /// Specializations held in memory (0 for a static model).
+  size_t specializations() const;
 
-  /// Runs the model; inputs must match inputs() in count, shape and type.
-  /// Thread-safe: concurrent runs take separate run contexts from a free
-  /// list (one is allocated only when all are busy).
+  /// A run state of its own. Fails with ErrorCode::ResourceExhausted if the
+  /// arena cannot be allocated.
+  llvm::Expected<std::unique_ptr<ModelRunContext>> createRunContext() const;
+
+  /// Runs the model; inputs must match inputs() in count, type, rank and
+  /// static dims. Thread-safe: concurrent runs take separate run contexts
+  /// from a free list (one is allocated only when all are busy).
   llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<const HostTensor *> inputs,
                                               ThreadPool &pool);
-  /// Runs into the caller's result tensors (shapes and types of outputs()),
-  /// which dispatches write directly: no allocation and no copy per run.
-  /// Thread-safe, as run().
+  /// Runs into the caller's result tensors (shapes and types of
+  /// outputsFor(the inputs' shapes)), which dispatches write directly: no
+  /// allocation and no copy per run. Thread-safe, as run().
   llvm::Error runInto(llvm::ArrayRef<const HostTensor *> inputs,
                       llvm::MutableArrayRef<HostTensor> results, ThreadPool &pool);
   /// Runs in `context` (from this model's createRunContext); one thread at a
   /// time per context.
   llvm::Error runInto(llvm::ArrayRef<const HostTensor *> inputs,
                       llvm::MutableArrayRef<HostTensor> results, ThreadPool &pool,
-                      RunContext &context);
+                      ModelRunContext &context);
 
   /// Times every command of later runs (steady_clock around each one) when
   /// enabled; enabling resets the timings. Off by default (no overhead);
   /// while enabled, runs are serialized so that their timings add up.
   void setProfiling(bool enabled);
   /// The host program's commands with the time they took in the runs made
-  /// since setProfiling(true).
+  /// since setProfiling(true) (a dynamic model: at the shapes run last).
   Profile profile() const;
 
+  struct Specialization;
+
 private:
-  explicit CompiledModel(std::unique_ptr<CompiledProgram> compiled);
-  /// Statistics, warnings, entry points: what the compile reported.
-  std::unique_ptr<CompiledProgram> compiled;
-  std::unique_ptr<Executor> executor;
+  CompiledModel() = default;
+  /// The program to run `inputs` with: the static one, or the dynamic
+  /// model's specialization for their shapes (checked first, compiled if new).
+  llvm::Expected<std::shared_ptr<Specialization>>
+  programFor(llvm::ArrayRef<const HostTensor *> inputs);
+  llvm::Expected<std::shared_ptr<Specialization>>
+  specialization(const std::vector<std::vector<int64_t>> &shapes);
+
+  /// The static program, or a dynamic model's signature (no executor).
+  std::shared_ptr<Specialization> base;
+  /// A dynamic model: its bytes and options, to compile specializations.
+  std::string bytes, name;
+  CompileOptions options;
+  mutable std::mutex mutex; // guards specializations_ and latest
+  std::vector<std::shared_ptr<Specialization>> specializations_; // most recent first
+  std::shared_ptr<Specialization> latest;
+  std::mutex compileMutex; // one specialization compiles at a time
+  bool profiling = false;
 };
 
 } // namespace jitrun

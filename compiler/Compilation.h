@@ -44,6 +44,9 @@ public:
   std::vector<std::string> explanations;
   /// The module's public functions, in file order.
   std::vector<std::string> entryPoints;
+  /// The entry has dynamic dims and no argumentShapes were given: only its
+  /// signature was read (with -1 dims), nothing compiled.
+  bool dynamic = false;
 
   /// Collects diagnostics as text; errors and warnings apart.
   struct Diagnostics {
@@ -68,6 +71,14 @@ public:
   /// CompileOptions::signatureOnly: the entry's argument and result specs
   /// (with their jitrun.name) into the program, nothing compiled.
   llvm::Error readSignature(mlir::func::FuncOp entry);
+  /// CompileOptions::argumentShapes: the entry's arguments take those static
+  /// shapes (ErrorCode::ShapeMismatch when one does not fit), seen by their
+  /// users through casts that the import's canonicalization folds away.
+  llvm::Error specializeArguments(mlir::func::FuncOp entry,
+                                  llvm::ArrayRef<std::vector<int64_t>> shapes);
+  /// After the import passes: results returned through a cast from a static
+  /// type are returned as that type.
+  void refineResultTypes(mlir::func::FuncOp entry);
   llvm::Error runPasses(mlir::ModuleOp module,
                         llvm::function_ref<void(mlir::PassManager &)> build, Diagnostics &diags);
   /// The host function after fusion as a HostProgram (HostLowering.cpp).

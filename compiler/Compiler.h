@@ -33,6 +33,10 @@ struct CompiledProgram {
   std::vector<std::string> warnings, explanations;
   /// The module's public functions, in file order.
   std::vector<std::string> entryPoints;
+  /// The model has dynamic dims and was compiled to its signature alone
+  /// (inputs and outputs with -1 dims, no kernels): CompiledModel compiles
+  /// it for each run's shapes.
+  bool dynamic = false;
 };
 
 /// Compiles a model held in memory (MLIR text or bytecode, detected from
@@ -46,6 +50,10 @@ compileModel(llvm::StringRef bytes, llvm::StringRef name, const CompileOptions &
 void registerCompilerOptions();
 /// Applies those options to a pass manager (CompileOptions::configurePassManager).
 void applyCompilerOptions(mlir::PassManager &pm);
+
+/// The bytes of model file `path` (a regular file): ErrorCode::NotFound
+/// when it does not exist, InvalidArgument when it cannot be read.
+llvm::Expected<std::string> readModelFile(llvm::StringRef path);
 
 /// Reads `path` (a regular file) and compiles it.
 llvm::Expected<std::unique_ptr<CompiledProgram>> compileModelFile(llvm::StringRef path,

@@ -31,6 +31,15 @@ struct CompileOptions {
   bool signatureOnly = false;
   /// Static shapes for model inputs with symbolic dims (ONNX), by name.
   std::vector<std::pair<std::string, std::vector<int64_t>>> inputShapes;
+  /// Static shapes for the entry's arguments, by position: the shapes a
+  /// model with dynamic dims is specialized to (each of the argument's rank,
+  /// agreeing with its static dims). Empty: a model with dynamic arguments
+  /// compiles to its signature alone, and CompiledModel specializes it to
+  /// the shapes of each run.
+  std::vector<std::vector<int64_t>> argumentShapes;
+  /// A dynamic model's specializations kept in memory (least recently used
+  /// goes first); at least 1.
+  size_t maxSpecializations = 8;
   FusionMode fusion = FusionMode::Default;
   /// The slow, simple reference path: no fusion, no tiling, no vectors.
   bool reference = false;

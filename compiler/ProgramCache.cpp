@@ -45,6 +45,12 @@ ProgramCache::ProgramCache(const CompileOptions &options, llvm::StringRef modelB
       text += " " + std::to_string(d);
     text += "\n";
   }
+  for (const std::vector<int64_t> &dims : options.argumentShapes) {
+    text += "argument:";
+    for (int64_t d : dims)
+      text += " " + std::to_string(d);
+    text += "\n";
+  }
   text += kProgramCacheVersion.str() + " " + compilerBinaryId();
   llvm::SHA256 sha;
   sha.update(text);

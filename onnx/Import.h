@@ -27,18 +27,26 @@ namespace jitrun {
 
 /// The argument and result attribute holding a tensor's ONNX name.
 constexpr llvm::StringLiteral kTensorNameAttrName = "jitrun.name";
+/// The argument and result attribute naming a dynamic tensor's dims (an
+/// array of strings, "" for a static or unnamed dim): ONNX's dim_param.
+constexpr llvm::StringLiteral kDimNamesAttrName = "jitrun.dims";
 
 struct OnnxImportOptions {
   /// Static shapes for inputs with symbolic or unknown dims, by input name.
   std::vector<std::pair<std::string, std::vector<int64_t>>> inputShapes;
+  /// Static shapes by position among the inputs that are not initializers
+  /// (a dynamic model's specialization); these win over inputShapes.
+  std::vector<std::vector<int64_t>> argumentShapes;
 };
 
 /// True when `bytes` look like a serialized ONNX model rather than MLIR
 /// (text or bytecode): its first field is ir_version.
 bool looksLikeOnnx(llvm::StringRef bytes);
 
-/// Imports `bytes` (a serialized ModelProto) into `context`. Errors (not a
-/// model, an unsupported op, a symbolic dim without a shape) are reported
+/// Imports `bytes` (a serialized ModelProto) into `context`. A model with
+/// symbolic input dims and no shapes given for them comes back as its
+/// signature: an external @main with `?` dims, kDimNamesAttrName on each
+/// argument and result. Errors (not a model, an unsupported op) are reported
 /// as diagnostics on `context` at the node's location, `NAME:NODE:1` with
 /// NODE the 1-based index of the node, and return null.
 mlir::OwningOpRef<mlir::ModuleOp> importOnnx(mlir::MLIRContext &context, llvm::StringRef bytes,

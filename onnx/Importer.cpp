@@ -224,6 +224,106 @@ LogicalResult Importer::importInitializer(const onnx::TensorProto &t) {
   return success();
 }
 
+/// The shape given for non-initializer input `position` named `name`:
+/// by position (OnnxImportOptions::argumentShapes), else by name.
+static const std::vector<int64_t> *givenShape(const OnnxImportOptions &options, size_t position,
+                                              const std::string &name) {
+  if (position < options.argumentShapes.size())
+    return &options.argumentShapes[position];
+  for (const auto &[n, dims] : options.inputShapes)
+    if (n == name)
+      return &dims;
+  return nullptr;
+}
+
+/// True when some input has a symbolic or unknown dim and no shape given.
+static bool isDynamicWithoutShapes(const onnx::GraphProto &g,
+                                   const llvm::StringSet<> &initializerNames,
+                                   const OnnxImportOptions &options) {
+  size_t position = 0;
+  for (const onnx::ValueInfoProto &v : g.input()) {
+    if (initializerNames.contains(v.name()))
+      continue;
+    if (!givenShape(options, position++, v.name()) && v.type().has_tensor_type() &&
+        v.type().tensor_type().has_shape())
+      for (const auto &d : v.type().tensor_type().shape().dim())
+        if (!d.has_dim_value() || d.dim_value() < 0)
+          return true;
+  }
+  return false;
+}
+
+/// `v`'s tensor type with `?` for symbolic dims (unranked without a shape)
+/// and the dims' names (dim_param; "" for a static or unnamed dim); null
+/// with an error for an element type jitrun does not take.
+static Type dynamicTypeOf(MLIRContext *context, const onnx::ValueInfoProto &v,
+                          const std::vector<int64_t> *given, Attribute &dimNames) {
+  Builder b(context);
+  const onnx::TypeProto::Tensor &tt = v.type().tensor_type();
+  Type et = v.type().has_tensor_type() ? elementTypeOf(context, tt.elem_type()) : Type();
+  if (!et) {
+    emitError(UnknownLoc::get(context))
+        << "'" << v.name() << "' is not a tensor of an element type jitrun supports";
+    return {};
+  }
+  SmallVector<int64_t> shape;
+  SmallVector<Attribute> names;
+  if (given) {
+    shape.assign(given->begin(), given->end());
+    names.assign(shape.size(), b.getStringAttr(""));
+  } else if (tt.has_shape()) {
+    for (const auto &d : tt.shape().dim()) {
+      bool symbolic = !d.has_dim_value() || d.dim_value() < 0;
+      shape.push_back(symbolic ? ShapedType::kDynamic : d.dim_value());
+      names.push_back(b.getStringAttr(symbolic && d.has_dim_param() ? d.dim_param() : ""));
+    }
+  } else {
+    dimNames = b.getArrayAttr({});
+    return UnrankedTensorType::get(et);
+  }
+  dimNames = b.getArrayAttr(names);
+  return RankedTensorType::get(shape, et);
+}
+
+/// Makes `fn` a declaration of the model's signature, with `?` dims where
+/// the inputs and outputs have symbolic ones and each tensor's name and its
+/// dims' names as attributes; false after an error.
+static bool declareDynamicSignature(MLIRContext *context, const onnx::GraphProto &g,
+                                    const llvm::StringSet<> &initializerNames,
+                                    const OnnxImportOptions &options, func::FuncOp fn) {
+  Builder b(context);
+  SmallVector<Type> args, results;
+  SmallVector<std::pair<std::string, Attribute>> argAttrs, resultAttrs;
+  for (const onnx::ValueInfoProto &v : g.input()) {
+    if (initializerNames.contains(v.name()))
+      continue;
+    Attribute dims;
+    Type t = dynamicTypeOf(context, v, givenShape(options, args.size(), v.name()), dims);
+    if (!t)
+      return false;
+    args.push_back(t);
+    argAttrs.push_back({v.name(), dims});
+  }
+  for (const onnx::ValueInfoProto &v : g.output()) {
+    Attribute dims;
+    Type t = dynamicTypeOf(context, v, nullptr, dims);
+    if (!t)
+      return false;
+    results.push_back(t);
+    resultAttrs.push_back({v.name(), dims});
+  }
+  fn.setFunctionType(b.getFunctionType(args, results));
+  for (auto [i, a] : llvm::enumerate(argAttrs)) {
+    fn.setArgAttr(i, kTensorNameAttrName, b.getStringAttr(a.first));
+    fn.setArgAttr(i, kDimNamesAttrName, a.second);
+  }
+  for (auto [i, a] : llvm::enumerate(resultAttrs)) {
+    fn.setResultAttr(i, kTensorNameAttrName, b.getStringAttr(a.first));
+    fn.setResultAttr(i, kDimNamesAttrName, a.second);
+  }
+  return true;
+}
+
 OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
   // Initializers and file-level errors have no node to point at.
@@ -242,11 +342,8 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   b.setInsertionPointToStart(entry);
 
   llvm::StringSet<> initializerNames;
-  for (const onnx::TensorProto &t : g.initializer()) {
+  for (const onnx::TensorProto &t : g.initializer())
     initializerNames.insert(t.name());
-    if (failed(importInitializer(t)))
-      return {};
-  }
   // A shape given for a name that is no input is a typo, not a no-op.
   for (const auto &given : options.inputShapes) {
     bool known = llvm::any_of(g.input(), [&](const onnx::ValueInfoProto &v) {
@@ -263,6 +360,18 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
       return {};
     }
   }
+  // An input with symbolic dims and no shape given: the model is dynamic,
+  // and what comes back is its signature alone (a declaration of @main with
+  // `?` dims), which jitrun specializes to each run's shapes.
+  if (isDynamicWithoutShapes(g, initializerNames, options)) {
+    fn.getBody().getBlocks().clear();
+    if (!declareDynamicSignature(context, g, initializerNames, options, fn))
+      return {};
+    return module;
+  }
+  for (const onnx::TensorProto &t : g.initializer())
+    if (failed(importInitializer(t)))
+      return {};
   // Inputs (initializers listed as inputs are constants, not arguments).
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
@@ -283,7 +392,16 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
     Shape shape;
     auto given = llvm::find_if(options.inputShapes,
                                [&](const auto &p) { return p.first == v.name(); });
-    if (given != options.inputShapes.end()) {
+    size_t position = argTypes.size();
+    if (position < options.argumentShapes.size()) {
+      shape.assign(options.argumentShapes[position].begin(),
+                   options.argumentShapes[position].end());
+      if (tt.has_shape() && tt.shape().dim_size() != static_cast<int>(shape.size())) {
+        emitError(UnknownLoc::get(context)) << "input '" << v.name() << "' has rank " << tt.shape().dim_size()
+                       << "; the shape given for it has rank " << shape.size();
+        return {};
+      }
+    } else if (given != options.inputShapes.end()) {
       shape.assign(given->second.begin(), given->second.end());
       if (tt.has_shape() && tt.shape().dim_size() != static_cast<int>(shape.size())) {
         emitError(UnknownLoc::get(context)) << "input '" << v.name() << "' has rank " << tt.shape().dim_size()
@@ -297,15 +415,9 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
                        << ":DIMS (e.g. 1x3x224x224)";
         return {};
       }
-      for (auto [i, d] : llvm::enumerate(tt.shape().dim())) {
-        if (!d.has_dim_value() || d.dim_value() < 0) {
-          emitError(UnknownLoc::get(context)) << "input '" << v.name() << "' dim " << i << " is symbolic ('"
-                         << d.dim_param() << "'); jitrun runs static shapes: fix it with "
-                         << "--input-shape=" << v.name() << ":DIMS (e.g. 1x3x224x224)";
-          return {};
-        }
+      // Symbolic dims without a shape made the model dynamic (above).
+      for (const auto &d : tt.shape().dim())
         shape.push_back(d.dim_value());
-      }
     }
     // uint8 arguments stay ui8 at the boundary (the caller passes uint8
     // data) and are seen as i8 bits inside.

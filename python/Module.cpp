@@ -155,7 +155,7 @@ struct Desc {
 std::string shapeText(const std::vector<int64_t> &shape) {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
+    s += (i ? ", " : "") + (shape[i] < 0 ? std::string("None") : std::to_string(shape[i]));
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
@@ -171,6 +171,8 @@ struct DlOwner {
 /// A tensor ready for the C API: `data` stays valid while `keep` lives.
 struct Prepared {
   jitrun_tensor_t tensor{};
+  /// The tensor's shape (tensor.shape points here).
+  std::vector<int64_t> shape;
   py::object keep;
   std::shared_ptr<DlOwner> dl;
 };
@@ -205,6 +207,7 @@ struct LoadOptions {
   int64_t stackLimit = -1;
   bool failOnStackLimit = true;
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  size_t maxSpecializations = 8;
   py::object progress = py::none();
 };
 
@@ -230,6 +233,7 @@ public:
                                            o.failOnStackLimit ? 1 : 0));
     for (const auto &[name, dims] : o.inputShapes)
       check(jitrun_options_set_input_shape(opts, name.c_str(), dims.size(), dims.data()));
+    check(jitrun_options_set_max_specializations(opts, o.maxSpecializations));
     Progress progress{o.progress};
     if (!o.progress.is_none())
       check(jitrun_options_set_progress(opts, &Progress::call, &progress));
@@ -262,6 +266,7 @@ public:
     status.status = nullptr; // check() frees it
     check(failed);
     handle = m;
+    dynamic = jitrun_model_is_dynamic(m) != 0;
     for (bool in : {true, false}) {
       size_t n = in ? jitrun_model_num_inputs(m) : jitrun_model_num_outputs(m);
       for (size_t i = 0; i < n; ++i) {
@@ -283,14 +288,17 @@ public:
     std::vector<Prepared> in(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i)
       in[i] = prepareInput(args[i], i);
+    std::vector<jitrun_tensor_t> cin, cout;
+    for (Prepared &p : in)
+      cin.push_back(p.tensor);
+    // A dynamic model's results take the shapes of these inputs (compiled
+    // for them if they are new).
+    std::vector<Desc> shapes = dynamic ? outputShapes(cin) : outputs;
     std::vector<py::object> results(outputs.size());
     std::vector<Prepared> res(outputs.size());
     std::vector<py::object> outArgs = orderOutputs(out);
     for (size_t i = 0; i < outputs.size(); ++i)
-      res[i] = prepareOutput(outArgs[i], i, results[i]);
-    std::vector<jitrun_tensor_t> cin, cout;
-    for (Prepared &p : in)
-      cin.push_back(p.tensor);
+      res[i] = prepareOutput(outArgs[i], i, results[i], shapes[i]);
     for (Prepared &p : res)
       cout.push_back(p.tensor);
     StatusGuard status;
@@ -362,9 +370,27 @@ public:
   py::list describe(bool in) const {
     py::list l;
     for (const Desc &d : in ? inputs : outputs)
-      l.append(py::make_tuple(d.name, py::tuple(py::cast(d.shape)), dtypeName(d.type)));
+      l.append(py::make_tuple(d.name, shapeTuple(d.shape), dtypeName(d.type)));
     return l;
   }
+
+  /// The results' shapes for inputs of `shapes` (a dynamic model compiles
+  /// for them if they are new).
+  py::list outputShapesFor(const std::vector<std::vector<int64_t>> &shapes) {
+    if (shapes.size() != inputs.size())
+      raise(JITRUN_SHAPE_MISMATCH, "jitrun: expected " + std::to_string(inputs.size()) +
+                                       " input shapes (" + expectedInputs() + "), got " +
+                                       std::to_string(shapes.size()));
+    std::vector<jitrun_tensor_t> cin;
+    for (size_t i = 0; i < shapes.size(); ++i)
+      cin.push_back(jitrun_tensor_t{inputs[i].type, shapes[i].size(), shapes[i].data(), nullptr, 0});
+    py::list l;
+    for (const Desc &d : outputShapes(cin))
+      l.append(shapeTuple(d.shape));
+    return l;
+  }
+  bool isDynamic() const { return dynamic; }
+  size_t specializations() const { return jitrun_model_num_specializations(handle); }
   std::string function() const { return jitrun_model_function(handle); }
   uint32_t threads() const { return runtime->threads(); }
 
@@ -387,6 +413,45 @@ private:
       }
     }
   };
+
+  /// A shape as Python shows it: None for a dynamic dim.
+  static py::tuple shapeTuple(const std::vector<int64_t> &shape) {
+    py::list l;
+    for (int64_t d : shape)
+      l.append(d < 0 ? py::object(py::none()) : py::object(py::int_(d)));
+    return py::tuple(l);
+  }
+
+  /// The outputs for inputs `cin` (only their types and shapes are read).
+  std::vector<Desc> outputShapes(const std::vector<jitrun_tensor_t> &cin) {
+    std::vector<Desc> descs = outputs;
+    for (size_t i = 0; i < descs.size(); ++i) {
+      std::vector<int64_t> dims(16);
+      size_t rank = 0;
+      StatusGuard status;
+      {
+        py::gil_scoped_release release;
+        status.status = jitrun_model_output_shape(handle, cin.data(), cin.size(), i, dims.data(),
+                                                  dims.size(), &rank);
+        if (status.status && rank > dims.size()) {
+          jitrun_status_free(status.status);
+          dims.resize(rank);
+          status.status = jitrun_model_output_shape(handle, cin.data(), cin.size(), i,
+                                                    dims.data(), dims.size(), &rank);
+        }
+      }
+      jitrun_status_t failed = status.status;
+      status.status = nullptr;
+      check(failed);
+      dims.resize(rank);
+      size_t bytes = jitrun_element_size(descs[i].type);
+      for (int64_t d : dims)
+        bytes *= static_cast<size_t>(d);
+      descs[i].shape = std::move(dims);
+      descs[i].bytes = bytes;
+    }
+    return descs;
+  }
 
   std::string label(bool in, size_t i) const {
     const Desc &d = in ? inputs[i] : outputs[i];
@@ -465,11 +530,25 @@ private:
   }
 
   /// Checks `shape` against input or output `i`.
-  void checkShape(bool in, size_t i, const std::vector<int64_t> &shape) const {
-    if (shape != (in ? inputs[i] : outputs[i]).shape)
+  /// Checks `shape` against input or output `i` (`want`, if given; a
+  /// dynamic dim takes any size).
+  void checkShape(bool in, size_t i, const std::vector<int64_t> &shape,
+                  const Desc *want = nullptr) const {
+    const std::vector<int64_t> &model = (want ? *want : (in ? inputs : outputs)[i]).shape;
+    bool fits = shape.size() == model.size();
+    for (size_t k = 0; fits && k < shape.size(); ++k)
+      fits = model[k] < 0 || model[k] == shape[k];
+    if (!fits)
       raise(JITRUN_SHAPE_MISMATCH, "jitrun: " + label(in, i) + " has shape " + shapeText(shape) +
-                                       ", the model takes " +
-                                       shapeText((in ? inputs : outputs)[i].shape));
+                                       ", the model takes " + shapeText(model));
+  }
+
+  /// Bytes of a tensor of `shape` and `d`'s element type.
+  static size_t bytesOf(const Desc &d, const std::vector<int64_t> &shape) {
+    size_t bytes = jitrun_element_size(d.type);
+    for (int64_t k : shape)
+      bytes *= static_cast<size_t>(k);
+    return bytes;
   }
 
   Prepared prepareInput(const py::object &value, size_t i) {
@@ -504,8 +583,8 @@ private:
       a = bits;
     }
     p.keep = a;
-    // The shape was checked equal to the model's, whose storage outlives the run.
-    p.tensor = jitrun_tensor_t{d.type, d.shape.size(), d.shape.data(),
+    p.shape = shape;
+    p.tensor = jitrun_tensor_t{d.type, p.shape.size(), p.shape.data(),
                                const_cast<void *>(a.data()), static_cast<size_t>(a.nbytes())};
     return p;
   }
@@ -547,7 +626,7 @@ private:
         expect *= t.shape[k];
       }
     }
-    size_t bytes = d.bytes;
+    size_t bytes = bytesOf(d, shape);
     char *data = static_cast<char *>(t.data) + t.byte_offset;
     if (!contiguous) {
       // Copied into a contiguous NumPy array of the element's size.
@@ -570,13 +649,13 @@ private:
       p.dl = owner;
       p.keep = capsule;
     }
-    p.tensor = jitrun_tensor_t{d.type, d.shape.size(), d.shape.data(), data, bytes};
+    p.shape = shape;
+    p.tensor = jitrun_tensor_t{d.type, p.shape.size(), p.shape.data(), data, bytes};
     return true;
   }
 
   /// An out= array (checked, written in place) or a new NumPy array.
-  Prepared prepareOutput(const py::object &given, size_t i, py::object &result) {
-    const Desc &d = outputs[i];
+  Prepared prepareOutput(const py::object &given, size_t i, py::object &result, const Desc &d) {
     Prepared p;
     py::array a;
     if (given.is_none()) {
@@ -591,7 +670,7 @@ private:
         raise(JITRUN_SHAPE_MISMATCH, "jitrun: out= for " + label(false, i) + " is " +
                                          std::string(py::str(a.dtype())) + ", the result is " +
                                          std::string(py::str(want)));
-      checkShape(false, i, std::vector<int64_t>(a.shape(), a.shape() + a.ndim()));
+      checkShape(false, i, std::vector<int64_t>(a.shape(), a.shape() + a.ndim()), &d);
       if (!(a.flags() & py::array::c_style) || !a.writeable())
         raise(JITRUN_INVALID_ARGUMENT, "jitrun: out= for " + label(false, i) +
                                            " must be a writeable C-contiguous array");
@@ -603,12 +682,14 @@ private:
       data = bits.mutable_data();
       p.keep = bits;
     }
-    p.tensor = jitrun_tensor_t{d.type, d.shape.size(), d.shape.data(), data, d.bytes};
+    p.shape = d.shape;
+    p.tensor = jitrun_tensor_t{d.type, p.shape.size(), p.shape.data(), data, d.bytes};
     return p;
   }
 
   std::shared_ptr<Runtime> runtime;
   jitrun_model_t handle = nullptr;
+  bool dynamic = false;
   std::vector<Desc> inputs, outputs;
 };
 
@@ -636,6 +717,7 @@ PYBIND11_MODULE(_jitrun, m) {
       .def_readwrite("stack_limit", &LoadOptions::stackLimit)
       .def_readwrite("fail_on_stack_limit", &LoadOptions::failOnStackLimit)
       .def_readwrite("input_shapes", &LoadOptions::inputShapes)
+      .def_readwrite("max_specializations", &LoadOptions::maxSpecializations)
       .def_readwrite("progress", &LoadOptions::progress);
   py::class_<Model>(m, "Model")
       .def(py::init<std::shared_ptr<Runtime>, py::object, const LoadOptions &>())
@@ -644,6 +726,9 @@ PYBIND11_MODULE(_jitrun, m) {
       .def("set_profiling", &Model::setProfiling)
       .def("profile", &Model::profile)
       .def("describe", &Model::describe)
+      .def("output_shapes", &Model::outputShapesFor)
+      .def_property_readonly("dynamic", &Model::isDynamic)
+      .def_property_readonly("specializations", &Model::specializations)
       .def_property_readonly("function", &Model::function)
       .def_property_readonly("threads", &Model::threads);
 }

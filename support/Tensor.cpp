@@ -12,6 +12,7 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Format.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstdlib>
@@ -482,6 +483,10 @@ std::string TensorSpec::described() const {
 std::string TensorSpec::str() const {
   std::string s;
   for (int64_t d : shape)
-    s += std::to_string(d) + "x";
+    s += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
   return s + elementTypeName(type).str();
+}
+
+bool TensorSpec::dynamic() const {
+  return std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; });
 }

@@ -158,8 +158,14 @@ struct TensorSpec {
   /// The model's name for the tensor (an ONNX input or output name, or the
   /// `jitrun.name` attribute of an MLIR argument or result); may be empty.
   std::string name = {};
-  /// `1x3x224x224xf32`.
+  /// A dynamic dim's name, per dim ("" for a static or unnamed dim): dims of
+  /// the same name must be equal at run time (ONNX's dim_param, or the ties
+  /// jitrun finds between an MLIR model's arguments).
+  std::vector<std::string> dimNames = {};
+  /// `1x3x224x224xf32`; a dynamic dim (-1) is `?`.
   std::string str() const;
+  /// True when some dim is dynamic (-1).
+  bool dynamic() const;
   /// `NAME: 1x3x224x224xf32`, or str() without a name.
   std::string described() const;
 };

@@ -516,7 +516,7 @@ static std::optional<std::pair<std::string, std::vector<int64_t>>> parseInputSha
 
 /// --print-signature: the entry point's inputs and outputs, text or JSON.
 static void printSignatureOf(raw_ostream &os, const jitrun::CompiledModel &model, bool json) {
-  const std::string &function = model.statistics().function;
+  const std::string &function = model.function();
   if (json) {
     json::OStream j(os);
     auto list = [&](const std::vector<jitrun::TensorSpec> &specs) {
@@ -528,6 +528,11 @@ static void printSignatureOf(raw_ostream &os, const jitrun::CompiledModel &model
               j.value(d);
           });
           j.attribute("dtype", jitrun::elementTypeName(s.type));
+          if (s.dynamic())
+            j.attributeArray("dims", [&] {
+              for (size_t d = 0; d < s.shape.size(); ++d)
+                j.value(d < s.dimNames.size() ? s.dimNames[d] : "");
+            });
         });
     };
     j.object([&] {
@@ -540,8 +545,17 @@ static void printSignatureOf(raw_ostream &os, const jitrun::CompiledModel &model
   }
   auto list = [&](const std::vector<jitrun::TensorSpec> &specs) {
     std::string out;
-    for (const jitrun::TensorSpec &s : specs)
-      out += "  " + (s.name.empty() ? std::string("-") : s.name) + "  " + s.str() + "\n";
+    for (const jitrun::TensorSpec &s : specs) {
+      out += "  " + (s.name.empty() ? std::string("-") : s.name) + "  " + s.str();
+      // Dynamic dims by name: dims of one name are equal at run time.
+      std::string dims;
+      for (size_t d = 0; d < s.shape.size(); ++d)
+        if (s.shape[d] < 0)
+          dims += (dims.empty() ? "" : ", ") + std::string("dim ") + std::to_string(d) +
+                  (d < s.dimNames.size() && !s.dimNames[d].empty() ? " '" + s.dimNames[d] + "'"
+                                                                   : std::string());
+      out += (dims.empty() ? std::string() : "  (dynamic: " + dims + ")") + "\n";
+    }
     return out;
   };
   os << "function @" << function << "\ninputs:\n" << list(model.inputs()) << "outputs:\n"
@@ -668,7 +682,11 @@ static int run(int argc, char **argv) {
     std::string want, flags;
     for (const auto &s : specs) {
       want += (want.empty() ? "" : ", ") + s.described();
-      flags += " --input=" + s.str();
+      // A dynamic dim takes any size: 1 in the suggestion.
+      jitrun::TensorSpec example = s;
+      for (int64_t &d : example.shape)
+        d = d < 0 ? 1 : d;
+      flags += " --input=" + example.str();
     }
     return fail("expected " + Twine(specs.size()) + " inputs (" + StringRef(want).trim() +
                 "), got " + Twine(inputTensors.size()) +

@@ -63,7 +63,8 @@ _jitrun._set_error_classes({1: InvalidArgumentError, 2: NotFoundError, 3: Compil
                             4: ShapeError, 5: ResourceExhaustedError, 6: RunError})
 
 TensorInfo = _collections.namedtuple("TensorInfo", "name shape dtype")
-TensorInfo.__doc__ = "An input or output: its name ('' if none), shape tuple and dtype name."
+TensorInfo.__doc__ = ("An input or output: its name ('' if none), shape tuple (None for a "
+                      "dynamic dim) and dtype name.")
 ProfileRow = _collections.namedtuple("ProfileRow", "name op location ms flops bytes")
 ProfileRow.__doc__ = ("One command of a profiled run: dispatch (or fill/copy) name, root op, "
                       "source position, mean ms per run, FLOPs and bytes of one run.")
@@ -105,7 +106,8 @@ def _print_progress(phase, done, total):
 
 def load(model, *, threads=0, fusion="default", function=None, cache_dir=None,
          cache_max_bytes=None, input_shapes=None, memory_limit=0, compile_threads=0, force_avx2=False,
-         stack_limit=None, fail_on_stack_limit=True, progress=None, runtime=None):
+         stack_limit=None, fail_on_stack_limit=True, progress=None, runtime=None,
+         max_specializations=8):
     """Compiles a model for this CPU and returns a callable Model.
 
     model: a path (.onnx, .mlir, .mlirbc) or the file's bytes.
@@ -118,8 +120,14 @@ def load(model, *, threads=0, fusion="default", function=None, cache_dir=None,
         ($JITRUN_CACHE_DIR, else $XDG_CACHE_HOME/jitrun, else
         ~/.cache/jitrun); False: no cache.
     cache_max_bytes: the cache folder's size cap (default 1 GiB; 0: none).
-    input_shapes: {"input name": (1, 3, 224, 224)} for ONNX inputs with
-        symbolic dims.
+    input_shapes: {"input name": (1, 3, 224, 224)} fixes an ONNX input's
+        symbolic dims at load time. Without it, a model with dynamic dims
+        (symbolic ONNX dims, `?` in MLIR) runs at any shape: the first run
+        at new shapes compiles the model for them, and later runs at those
+        shapes start at once.
+    max_specializations: how many shape specializations of a dynamic model
+        stay in memory (least recently used go first; the cache folder
+        keeps them on disk).
     memory_limit: the most bytes the model may allocate (0: no limit).
     progress: True prints progress on stderr; a callable gets
         (phase, done, total) with phase "read", "fuse" or "compile".
@@ -141,6 +149,7 @@ def load(model, *, threads=0, fusion="default", function=None, cache_dir=None,
         options.fail_on_stack_limit = fail_on_stack_limit
     if input_shapes:
         options.input_shapes = {str(k): [int(d) for d in v] for k, v in input_shapes.items()}
+    options.max_specializations = max_specializations
     if progress is True:
         options.progress = _print_progress
     elif progress:
@@ -172,6 +181,21 @@ class Model:
     @property
     def function(self):
         return self._m.function
+
+    @property
+    def dynamic(self):
+        """True when some input has a dynamic dim (None in its shape)."""
+        return self._m.dynamic
+
+    @property
+    def specializations(self):
+        """How many shape specializations of a dynamic model are in memory."""
+        return self._m.specializations
+
+    def output_shapes(self, *shapes):
+        """The results' shapes for inputs of these shapes (a dynamic model
+        compiles for them now if they are new, so the next run starts at once)."""
+        return [tuple(s) for s in self._m.output_shapes([list(map(int, s)) for s in shapes])]
 
     @property
     def threads(self):

@@ -170,6 +170,82 @@ TEST_CASE("C++ API: xtensor in and out, zero copy", "[api]") {
   }
 }
 
+// The same matmul + bias with a dynamic row count, as torch-mlir writes it.
+const char *kDynamicMatmulBias = R"(
+func.func @main(%a: tensor<?x7xf32>, %w: tensor<7x3xf32>, %b: tensor<3xf32>) -> tensor<?x3xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x7xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty(%n) : tensor<?x3xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x3xf32>) -> tensor<?x3xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<?x7xf32>, tensor<7x3xf32>) outs(%f : tensor<?x3xf32>) -> tensor<?x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%m, %b : tensor<?x3xf32>, tensor<3xf32>) outs(%e : tensor<?x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<?x3xf32>
+  return %r : tensor<?x3xf32>
+}
+)";
+
+/// a * w + b, computed here.
+xt::xarray<float> matmulBias(const xt::xarray<float> &a, const xt::xarray<float> &w,
+                             const xt::xarray<float> &b) {
+  size_t n = a.shape()[0], k = a.shape()[1], m = w.shape()[1];
+  xt::xarray<float> r = xt::zeros<float>({n, m});
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < m; ++j) {
+      float s = 0;
+      for (size_t l = 0; l < k; ++l)
+        s += a(i, l) * w(l, j);
+      r(i, j) = s + b(j);
+    }
+  return r;
+}
+
+TEST_CASE("C++ API: a dynamic model at several shapes", "[api]") {
+  jitrun::Runtime rt(2);
+  jitrun::Model model =
+      loadText(rt, kDynamicMatmulBias, jitrun::Options().cacheDir("").maxSpecializations(2));
+  REQUIRE(model.dynamic());
+  CHECK(model.inputs()[0].shape == std::vector<int64_t>{-1, 7});
+  CHECK(model.inputs()[0].byteSize == 0);
+  CHECK(model.outputs()[0].shape == std::vector<int64_t>{-1, 3});
+  CHECK(model.specializations() == 0);
+  xt::random::seed(11);
+  xt::xarray<float> w = xt::random::rand<float>({7, 3}, -1, 1);
+  xt::xarray<float> b = {0.5f, -1.5f, 2.0f};
+  jitrun::Session session(model);
+  for (size_t n : std::vector<size_t>{1, 5, 17, 5, 64}) {
+    xt::xarray<float> a = xt::random::rand<float>(std::vector<size_t>{n, 7}, -1, 1);
+    xt::xarray<float> expected = matmulBias(a, w, b);
+    CHECK(model.outputShapes({{static_cast<int64_t>(n), 7}, {7, 3}, {3}}) ==
+          std::vector<std::vector<int64_t>>{{static_cast<int64_t>(n), 3}});
+    std::vector<xt::xarray<float>> r = model.run<float>({a, w, b});
+    REQUIRE(r[0].shape() == std::vector<size_t>{n, 3});
+    CHECK(xt::allclose(r[0], expected, 1e-5, 1e-5));
+    jitrun::Outputs outs = model.runAlloc({a, w, b});
+    CHECK(outs.raw(0).shape[0] == static_cast<int64_t>(n));
+    CHECK(xt::allclose(outs.get<float>(0), expected, 1e-5, 1e-5));
+    // A session follows the shapes (its intermediates are remade on a change).
+    xt::xarray<float> out = xt::zeros<float>(std::vector<size_t>{n, 3});
+    session.runInto({a, w, b}, {out});
+    CHECK(xt::allclose(out, expected, 1e-5, 1e-5));
+    // Results of the wrong shape for these inputs are refused.
+    xt::xarray<float> wrong = xt::zeros<float>(std::vector<size_t>{n + 1, 3});
+    CHECK(codeOf([&] { model.runInto({a, w, b}, {wrong}); }) == JITRUN_SHAPE_MISMATCH);
+  }
+  CHECK(model.specializations() == 2); // bounded: the two most recent
+  // Shapes the model does not take: the static dim, the rank, the count.
+  xt::xarray<float> bad = xt::zeros<float>({4, 6});
+  CHECK(codeOf([&] { model.run<float>({bad, w, b}); }) == JITRUN_SHAPE_MISMATCH);
+  CHECK(codeOf([&] { model.outputShapes({{4, 7, 1}, {7, 3}, {3}}); }) == JITRUN_SHAPE_MISMATCH);
+  CHECK(codeOf([&] { model.outputShapes({{4, 7}}); }) == JITRUN_SHAPE_MISMATCH);
+  CHECK(model.specializations() == 2);
+}
+
 TEST_CASE("C++ API: i8 in, i32 and f32 out", "[api]") {
   jitrun::Runtime rt(1);
   jitrun::Model model = loadText(rt, kInt8, jitrun::Options().fusion("none"));

@@ -186,7 +186,7 @@ def test_errors_are_exceptions_with_the_librarys_message(tiny_cnn, tmp_path):
         jitrun.load(str(tmp_path / "missing.mlir"))
 
 
-def test_onnx_symbolic_dims_take_input_shapes(tmp_path):
+def test_onnx_symbolic_dims_are_dynamic_or_take_input_shapes(tmp_path):
     import onnx
     from onnx import TensorProto, helper
     x = helper.make_tensor_value_info("tokens", TensorProto.FLOAT, ["batch", 3])
@@ -194,9 +194,14 @@ def test_onnx_symbolic_dims_take_input_shapes(tmp_path):
     graph = helper.make_graph([helper.make_node("Relu", ["tokens"], ["out"])], "g", [x], [y])
     path = str(tmp_path / "symbolic.onnx")
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
-    with pytest.raises(jitrun.CompileError, match="dim 0 is symbolic"):
-        jitrun.load(path)
+    # Without shapes the model is dynamic: any batch runs.
+    d = jitrun.load(path)
+    assert d.dynamic and d.inputs[0].shape == (None, 3) and d.outputs[0].shape == (None, 3)
+    for n in (4, 1, 9):
+        v = np.linspace(-1, 1, 3 * n, dtype=np.float32).reshape(n, 3)
+        assert np.array_equal(d(v), np.maximum(v, 0))
     m = jitrun.load(path, input_shapes={"tokens": (4, 3)})
+    assert not m.dynamic
     assert m.inputs[0].shape == (4, 3)
     v = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
     assert np.array_equal(m(v), np.maximum(v, 0))

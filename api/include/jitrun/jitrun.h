@@ -185,6 +185,11 @@ JITRUN_API jitrun_status_t jitrun_options_set_force_avx2(jitrun_options_t option
 JITRUN_API jitrun_status_t jitrun_options_set_input_shape(jitrun_options_t options,
                                                           const char *name, size_t rank,
                                                           const int64_t *dims);
+/** A model with dynamic dims (`?` in its arguments, symbolic ONNX dims) is
+ *  compiled for each run's shapes and its most recently used `count`
+ *  specializations are kept in memory (default 8, at least 1). */
+JITRUN_API jitrun_status_t jitrun_options_set_max_specializations(jitrun_options_t options,
+                                                                  size_t count);
 /** Told how a load goes: `phase` is "read" (parsing or importing the model),
  *  "fuse", then "compile" with `done` of `total` kernels compiled (called
  *  before the first and after each one). Calls come one at a time, from the
@@ -226,6 +231,23 @@ JITRUN_API const char *jitrun_model_function(jitrun_model_t model);
 JITRUN_API size_t jitrun_model_num_entry_points(jitrun_model_t model);
 /** Entry point `index`'s name; NULL when out of range. */
 JITRUN_API const char *jitrun_model_entry_point(jitrun_model_t model, size_t index);
+/** Nonzero when some input has a dynamic dim (-1 in its shape, with
+ *  byte_size 0): each run binds the dims from its inputs, and the first run
+ *  at new shapes compiles the model for them (later runs at those shapes
+ *  start at once). jitrun_model_output_shape gives the results' shapes. */
+JITRUN_API int jitrun_model_is_dynamic(jitrun_model_t model);
+/** The shape of output `index` for inputs of the shapes and types of
+ *  `inputs` (their data is not read and may be NULL): `*rank` dims written
+ *  to `shape`, which holds `capacity`. For a dynamic model this compiles the
+ *  specialization to those shapes if it is new; inputs it does not take are
+ *  JITRUN_SHAPE_MISMATCH, dims that must be equal named in the message. */
+JITRUN_API jitrun_status_t jitrun_model_output_shape(jitrun_model_t model,
+                                                     const jitrun_tensor_t *inputs,
+                                                     size_t num_inputs, size_t index,
+                                                     int64_t *shape, size_t capacity,
+                                                     size_t *rank);
+/** A dynamic model's specializations held in memory (0 for a static one). */
+JITRUN_API size_t jitrun_model_num_specializations(jitrun_model_t model);
 JITRUN_API size_t jitrun_model_num_inputs(jitrun_model_t model);
 JITRUN_API size_t jitrun_model_num_outputs(jitrun_model_t model);
 JITRUN_API jitrun_status_t jitrun_model_input(jitrun_model_t model, size_t index,

@@ -217,6 +217,17 @@ public:
     detail::check(jitrun_options_set_force_avx2(get(), force ? 1 : 0));
     return *this;
   }
+  /// A static shape for an ONNX input with symbolic dims (the model is then
+  /// compiled for it at load instead of per run).
+  Options &inputShape(const std::string &name, const std::vector<int64_t> &dims) {
+    detail::check(jitrun_options_set_input_shape(get(), name.c_str(), dims.size(), dims.data()));
+    return *this;
+  }
+  /// How many shape specializations of a dynamic model stay in memory.
+  Options &maxSpecializations(size_t count) {
+    detail::check(jitrun_options_set_max_specializations(get(), count));
+    return *this;
+  }
   /// Told how a load goes (see jitrun_options_set_progress): phase "read",
   /// "fuse", then "compile" with kernels done of total. An exception it
   /// throws is swallowed (it cannot cross the C library).
@@ -311,8 +322,41 @@ public:
       out.push_back(jitrun_model_entry_point(get(), i));
     return out;
   }
+  /// The signature; a dynamic dim is -1 (byte_size 0).
   std::vector<TensorDesc> inputs() const { return descs(true); }
   std::vector<TensorDesc> outputs() const { return descs(false); }
+  /// True when some input has a dynamic dim: each run compiles the model for
+  /// its inputs' shapes the first time it sees them.
+  bool dynamic() const { return jitrun_model_is_dynamic(get()) != 0; }
+  /// Shape specializations held in memory (0 for a static model).
+  size_t specializations() const { return jitrun_model_num_specializations(get()); }
+  /// The results' shapes for inputs of these shapes (compiles the dynamic
+  /// model for them if they are new).
+  std::vector<std::vector<int64_t>>
+  outputShapes(const std::vector<std::vector<int64_t>> &inputShapes) const {
+    std::vector<TensorDesc> ins = inputs();
+    std::vector<jitrun_tensor_t> in;
+    for (size_t i = 0; i < inputShapes.size(); ++i)
+      in.push_back(jitrun_tensor_t{i < ins.size() ? ins[i].type : JITRUN_F32,
+                                   inputShapes[i].size(), inputShapes[i].data(), nullptr, 0});
+    std::vector<std::vector<int64_t>> out;
+    for (size_t i = 0, e = jitrun_model_num_outputs(get()); i < e; ++i) {
+      std::vector<int64_t> dims(8);
+      size_t rank = 0;
+      jitrun_status_t s = jitrun_model_output_shape(get(), in.data(), in.size(), i, dims.data(),
+                                                    dims.size(), &rank);
+      if (s && rank > dims.size()) {
+        jitrun_status_free(s);
+        dims.resize(rank);
+        s = jitrun_model_output_shape(get(), in.data(), in.size(), i, dims.data(), dims.size(),
+                                      &rank);
+      }
+      detail::check(s);
+      dims.resize(rank);
+      out.push_back(std::move(dims));
+    }
+    return out;
+  }
   jitrun_statistics_t statistics() const {
     jitrun_statistics_t s;
     detail::check(jitrun_model_statistics(get(), &s));
@@ -349,13 +393,25 @@ public:
   std::vector<xt::xarray<T>> run(const std::vector<TensorRef> &inputs) const {
     std::vector<xt::xarray<T>> results;
     std::vector<TensorRef> refs;
-    for (const TensorDesc &d : outputs()) {
+    std::vector<TensorDesc> descs = outputs();
+    std::vector<std::vector<int64_t>> shapes;
+    if (dynamic()) {
+      std::vector<std::vector<int64_t>> in;
+      for (const TensorRef &r : inputs) {
+        jitrun_tensor_t t = r.c();
+        in.emplace_back(t.shape, t.shape + t.rank);
+      }
+      shapes = outputShapes(in);
+    }
+    for (size_t i = 0; i < descs.size(); ++i) {
+      const TensorDesc &d = descs[i];
       if (d.type != elementTypeOf<T>())
         throw Error(JITRUN_SHAPE_MISMATCH,
                     std::string("jitrun: error: a result holds ") +
                         jitrun_element_type_name(d.type) + ", not " +
                         jitrun_element_type_name(elementTypeOf<T>()));
-      results.emplace_back(std::vector<size_t>(d.shape.begin(), d.shape.end()));
+      const std::vector<int64_t> &shape = shapes.empty() ? d.shape : shapes[i];
+      results.emplace_back(std::vector<size_t>(shape.begin(), shape.end()));
     }
     for (xt::xarray<T> &r : results)
       refs.emplace_back(r);

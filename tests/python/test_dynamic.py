@@ -1,0 +1,176 @@
+"""Dynamic shapes: models exported from PyTorch with dynamic axes (a
+torchvision CNN with a dynamic batch, a transformer encoder with dynamic
+batch and sequence length) run at several shapes in one process, each
+checked against PyTorch's own output; the specializations are kept, bounded
+and shared between threads; bad shapes are clean errors."""
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import jitrun
+
+TOLERANCE = 1e-4
+
+
+def close(y, ref):
+    """jitrun's result within 1e-4 of the reference's scale."""
+    assert y.shape == ref.shape, (y.shape, ref.shape)
+    err = float(np.max(np.abs(y - ref)))
+    assert err <= TOLERANCE * max(1.0, float(np.max(np.abs(ref)))), err
+
+
+@pytest.fixture(scope="module")
+def encoder(tmp_path_factory):
+    """A transformer encoder layer between two linear layers, with a mask
+    input sharing its batch and sequence dims, exported with dynamic batch
+    and sequence length; returns (path, torch module)."""
+    import torch
+
+    class Encoder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = torch.nn.Linear(32, 64)
+            self.layer = torch.nn.TransformerEncoderLayer(64, 4, 128, batch_first=True,
+                                                          dropout=0.0)
+            self.head = torch.nn.Linear(64, 8)
+
+        def forward(self, x, mask):
+            return self.head(self.layer(self.embed(x))) * mask.unsqueeze(-1)
+
+    torch.manual_seed(0)
+    model = Encoder().eval()
+    path = str(tmp_path_factory.mktemp("dyn") / "encoder.onnx")
+    axes = {0: "batch", 1: "sequence"}
+    torch.onnx.export(model, (torch.randn(1, 16, 32), torch.ones(1, 16)), path,
+                      input_names=["x", "mask"], output_names=["y"],
+                      dynamic_axes={"x": axes, "mask": axes, "y": axes}, opset_version=13)
+    return path, model
+
+
+@pytest.fixture(scope="module")
+def cnn(tmp_path_factory):
+    """torchvision's squeezenet1_1 exported with a dynamic batch."""
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    model = torchvision.models.squeezenet1_1(weights=None).eval()
+    path = str(tmp_path_factory.mktemp("dyn") / "squeezenet_batch.onnx")
+    torch.onnx.export(model, torch.rand(1, 3, 64, 64), path, input_names=["image"],
+                      output_names=["logits"],
+                      dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}},
+                      opset_version=13)
+    return path, model
+
+
+def torch_run(model, *inputs):
+    import torch
+    with torch.no_grad():
+        return model(*[torch.from_numpy(x) for x in inputs]).numpy()
+
+
+def test_sequence_length_and_batch_at_five_shapes(encoder):
+    path, model = encoder
+    m = jitrun.load(path, cache_dir=False)
+    assert m.dynamic
+    assert m.inputs[0].shape == (None, None, 32) and m.inputs[1].shape == (None, None)
+    assert m.outputs[0].shape == (None, None, 8)
+    rng = np.random.RandomState(0)
+    shapes = [(1, 16), (2, 7), (1, 33), (3, 1), (2, 128)]
+    for b, s in shapes:
+        x = rng.randn(b, s, 32).astype(np.float32)
+        mask = (rng.rand(b, s) > 0.2).astype(np.float32)
+        close(m(x, mask), torch_run(model, x, mask))
+    assert m.specializations == 5
+    # A shape seen before runs its specialization again: nothing compiles.
+    x = rng.randn(2, 7, 32).astype(np.float32)
+    mask = np.ones((2, 7), np.float32)
+    close(m(x, mask), torch_run(model, x, mask))
+    assert m.specializations == 5
+
+
+def test_batch_of_a_torchvision_cnn(cnn):
+    path, model = cnn
+    m = jitrun.load(path, cache_dir=False, threads=2)
+    assert m.inputs[0].shape == (None, 3, 64, 64)
+    rng = np.random.RandomState(1)
+    for b in (1, 4, 2, 3, 8):
+        x = rng.rand(b, 3, 64, 64).astype(np.float32)
+        close(m(x), torch_run(model, x))
+    # out= takes arrays of the shapes output_shapes gives.
+    assert m.output_shapes((5, 3, 64, 64)) == [(5, 1000)]
+    x = rng.rand(5, 3, 64, 64).astype(np.float32)
+    out = np.empty((5, 1000), np.float32)
+    assert m(x, out=out) is out
+    close(out, torch_run(model, x))
+    with pytest.raises(jitrun.ShapeError, match=r"has shape \(4, 1000\)"):
+        m(x, out=np.empty((4, 1000), np.float32))
+
+
+def test_torch_tensors_in_at_any_batch(cnn):
+    import torch
+    path, model = cnn
+    m = jitrun.load(path, cache_dir=False)
+    for b in (2, 3):
+        x = torch.rand(b, 3, 64, 64)
+        close(m(x), torch_run(model, x.numpy()))
+
+
+def test_bad_shapes_name_what_is_wrong(encoder):
+    path, _ = encoder
+    m = jitrun.load(path, cache_dir=False)
+    x = np.zeros((2, 5, 32), np.float32)
+    with pytest.raises(jitrun.ShapeError,
+                       match=r"input 1 \('mask'\) dim 1 is 6 but input 0 \('x'\) dim 1 is 5; "
+                             r"the model needs them equal \(dynamic dim 'sequence'\)"):
+        m(x, np.zeros((2, 6), np.float32))
+    with pytest.raises(jitrun.ShapeError, match=r"input 0 \('x'\) has shape \(2, 5, 31\), "
+                                                r"the model takes \(None, None, 32\)"):
+        m(np.zeros((2, 5, 31), np.float32), np.zeros((2, 5), np.float32))
+    with pytest.raises(jitrun.ShapeError, match="dim 0 is 3 but"):
+        m.output_shapes((2, 5, 32), (3, 5))
+    assert m.specializations == 0  # nothing was compiled for bad shapes
+
+
+def test_specializations_are_bounded_and_reused(cnn, tmp_path):
+    path, model = cnn
+    m = jitrun.load(path, cache_dir=str(tmp_path), max_specializations=2)
+    rng = np.random.RandomState(2)
+    xs = {b: rng.rand(b, 3, 64, 64).astype(np.float32) for b in (1, 2, 3)}
+    refs = {b: torch_run(model, x) for b, x in xs.items()}
+    for b in (1, 2, 3):
+        close(m(xs[b]), refs[b])
+    assert m.specializations == 2  # batch 1 went first
+    # Batch 1 again: compiled again in memory, but from the cache folder
+    # (fused program and kernels), and still right.
+    close(m(xs[1]), refs[1])
+    stats = m.statistics
+    assert stats["cached_program"] == 1 and stats["cached_kernels"] == stats["executables"]
+    # A second load finds every shape's program and kernels on disk.
+    m2 = jitrun.load(path, cache_dir=str(tmp_path))
+    close(m2(xs[2]), refs[2])
+    assert m2.statistics["cached_program"] == 1
+
+
+def test_threads_at_different_shapes(cnn):
+    path, model = cnn
+    m = jitrun.load(path, cache_dir=False, threads=2)
+    rng = np.random.RandomState(3)
+    xs = [rng.rand(b, 3, 64, 64).astype(np.float32) for b in (1, 2, 1, 3, 2, 1, 3, 2)]
+    refs = [torch_run(model, x) for x in xs]
+    errors = []
+
+    def work(i):
+        try:
+            for _ in range(3):
+                close(m(xs[i]), refs[i])
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(xs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert m.specializations == 3  # one compile per distinct shape
