@@ -84,6 +84,14 @@ onnx-models: build
 model-bench: build
 	/usr/bin/python3 scripts/model_bench.py --write docs/model_bench.md
 
+# `make dynamic-bench`: dynamic shapes side by side: a specialization against
+# a static compile of the same shape, time to the first result at a new
+# shape, and batch 1-64 throughput against PyTorch; writes
+# docs/dynamic_bench.md (a benchmark: about 10 minutes).
+.PHONY: dynamic-bench
+dynamic-bench: build
+	/usr/bin/python3 scripts/dynamic_bench.py --write docs/dynamic_bench.md
+
 # `make zoo-bench`: every zoo model at full size: dispatches, roots, compile
 # time, latency at 1 and 2 threads (a benchmark; RUNS=N runs per figure).
 .PHONY: zoo-bench

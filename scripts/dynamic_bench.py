@@ -1,0 +1,230 @@
+#!/usr/bin/python3
+"""Dynamic shapes, measured side by side in one run (`make dynamic-bench`).
+
+Models exported from PyTorch with dynamic axes (torchvision's mobilenet_v2
+and resnet50 with a dynamic batch, a 2-layer transformer encoder with
+dynamic batch and sequence length) and the same models exported static:
+
+1. steady state: a dynamic model's specialization against a static compile
+   of the same shape (best of 20 runs, in alternating rounds);
+2. time to the first result at a shape the model has not seen: compiled
+   cold, from the cache folder (a new load in the same process), and the
+   second call (in memory);
+3. throughput with a dynamic batch at batch 1, 4, 16 and 64 against
+   PyTorch on the same model and batch (PyTorch's best of eager NCHW,
+   channels-last and to_mkldnn, run in a subprocess so that its OpenMP
+   workers never share the cores with jitrun's).
+
+    dynamic_bench.py --write docs/dynamic_bench.md [--threads 2] [--quick]
+
+Run it with Debian's /usr/bin/python3 (python3-torch, python3-torchvision).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "build", "python"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+
+def build(name):
+    """A seeded PyTorch model (in the export and timing subprocesses)."""
+    import torch
+    torch.manual_seed(0)
+    if name == "encoder":
+        layer = torch.nn.TransformerEncoderLayer(256, 4, 1024, batch_first=True, dropout=0.0)
+        return torch.nn.TransformerEncoder(layer, 2).eval()
+    import onnx_models
+    return onnx_models.build(name)
+
+
+def example(name, batch, seq=128):
+    import torch
+    torch.manual_seed(1)
+    if name == "encoder":
+        return torch.randn(batch, seq, 256)
+    return torch.randn(batch, 3, 224, 224)
+
+
+def export(tmp):
+    """Subprocess: every model dynamic, and static at the shapes compared."""
+    import torch
+    for name in ("mobilenet_v2", "resnet50", "encoder"):
+        model = build(name)
+        axes = {0: "batch", 1: "sequence"} if name == "encoder" else {0: "batch"}
+        torch.onnx.export(model, example(name, 1), os.path.join(tmp, name + ".dyn.onnx"),
+                          input_names=["x"], output_names=["y"],
+                          dynamic_axes={"x": axes, "y": axes}, opset_version=14)
+        for batch in ((1, 8) if name != "encoder" else (1,)):
+            torch.onnx.export(model, example(name, batch),
+                              os.path.join(tmp, "%s.b%d.onnx" % (name, batch)),
+                              input_names=["x"], output_names=["y"], opset_version=14)
+
+
+def torch_bench(name, batch, threads, runs):
+    """Subprocess: PyTorch's best ms for `name` at `batch`."""
+    import torch
+    import onnx_models
+    with torch.no_grad():
+        return onnx_models.torch_ms(build(name), example(name, batch), threads, runs)
+
+
+def subprocess_json(*args):
+    out = subprocess.run([sys.executable, os.path.abspath(__file__)] + list(args),
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def best_ms(fn, runs):
+    best = float("inf")
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        best = min(best, (time.perf_counter() - t) * 1e3)
+    return best
+
+
+def input_for(name, batch, seq=128):
+    rng = np.random.RandomState(batch * 1000 + seq)
+    if name == "encoder":
+        return rng.randn(batch, seq, 256).astype(np.float32)
+    return rng.randn(batch, 3, 224, 224).astype(np.float32)
+
+
+def steady_state(jitrun, tmp, threads, runs):
+    rows = []
+    cases = [("mobilenet_v2", 1), ("mobilenet_v2", 8), ("resnet50", 1), ("resnet50", 8),
+             ("encoder", 1)]
+    for name, batch in cases:
+        x = input_for(name, batch)
+        dyn = jitrun.load(os.path.join(tmp, name + ".dyn.onnx"), threads=threads,
+                          cache_dir=os.path.join(tmp, "cache"))
+        static = jitrun.load(os.path.join(tmp, "%s.b%d.onnx" % (name, batch)),
+                             threads=threads, cache_dir=os.path.join(tmp, "cache"))
+        np.testing.assert_allclose(dyn(x), static(x), rtol=1e-4, atol=1e-4)
+        d = s = float("inf")
+        for _ in range(5):  # alternating rounds: drift hits both alike
+            d = min(d, best_ms(lambda: dyn(x), runs))
+            s = min(s, best_ms(lambda: static(x), runs))
+        shape = "x".join(map(str, x.shape))
+        rows.append((name, shape, d, s))
+        print("steady %-14s %-16s specialized %8.3f ms  static %8.3f ms  ratio %.3f" %
+              (name, shape, d, s, d / s), flush=True)
+    return rows
+
+
+def first_result(jitrun, tmp, threads):
+    rows = []
+    for name, shape in (("mobilenet_v2", (3, 3, 224, 224)), ("resnet50", (3, 3, 224, 224)),
+                        ("encoder", (2, 77, 256)), ("encoder", (1, 200, 256))):
+        x = np.random.RandomState(7).randn(*shape).astype(np.float32)
+        cache = tempfile.mkdtemp(dir=tmp)
+        path = os.path.join(tmp, name + ".dyn.onnx")
+        t = time.perf_counter()
+        m = jitrun.load(path, threads=threads, cache_dir=cache)
+        load = time.perf_counter() - t
+        t = time.perf_counter()
+        m(x)
+        cold = time.perf_counter() - t
+        t = time.perf_counter()
+        m(x)
+        again = time.perf_counter() - t
+        m2 = jitrun.load(path, threads=threads, cache_dir=cache)
+        t = time.perf_counter()
+        m2(x)
+        disk = time.perf_counter() - t
+        shape_text = "x".join(map(str, shape))
+        rows.append((name, shape_text, load, cold, disk, again))
+        print("first  %-14s %-16s load %.3f s  cold %.3f s  cache folder %.3f s  in memory %.4f s"
+              % (name, shape_text, load, cold, disk, again), flush=True)
+    return rows
+
+
+def throughput(jitrun, tmp, threads, batches, quick):
+    rows = []
+    for name in ("mobilenet_v2", "resnet50"):
+        m = jitrun.load(os.path.join(tmp, name + ".dyn.onnx"), threads=threads,
+                        cache_dir=os.path.join(tmp, "cache"))
+        for b in batches:
+            x = input_for(name, b)
+            m(x)
+            runs = 3 if b >= 16 else 10
+            j = best_ms(lambda: m(x), runs)
+            p = subprocess_json("--torch", name, str(b), str(threads), str(2 if quick else runs))
+            rows.append((name, b, j, p))
+            print("batch  %-14s %3d  jitrun %9.2f ms (%7.1f img/s)  PyTorch %9.2f ms (%7.1f img/s)"
+                  "  ratio %.2f" % (name, b, j, b * 1e3 / j, p, b * 1e3 / p, j / p), flush=True)
+    return rows
+
+
+def write(path, threads, steady, first, batched):
+    with open(path, "w") as f:
+        f.write("# Dynamic shapes: specialization, first results, batching\n\n")
+        f.write("`make dynamic-bench` (scripts/dynamic_bench.py), one run on one machine, %d "
+                "threads. Models exported from PyTorch 1.13 with dynamic axes (torchvision's "
+                "mobilenet_v2 and resnet50 with a dynamic batch, a 2-layer transformer encoder, "
+                "d=256, with dynamic batch and sequence length) and the same models exported "
+                "static. Compare ratios, not absolute times, across machines.\n\n" % threads)
+        f.write("## Steady state: a specialization against a static compile of the same shape\n\n"
+                "Best of 20 runs in 5 alternating rounds each.\n\n"
+                "| model | shape | specialized ms | static ms | specialized / static |\n"
+                "|---|---|---|---|---|\n")
+        for name, shape, d, s in steady:
+            f.write("| %s | %s | %.3f | %.3f | %.3f |\n" % (name, shape, d, s, d / s))
+        f.write("\n## Time to the first result at a new shape\n\n"
+                "`load`: reading the dynamic model's signature. `cold`: the first call at the "
+                "shape with an empty cache folder (import, fusion, kernels compiled for it). "
+                "`cache folder`: the first call of a new load at that shape, the fused program "
+                "and kernels read from the cache folder. `in memory`: the second call.\n\n"
+                "| model | shape | load s | cold s | cache folder s | in memory ms |\n"
+                "|---|---|---|---|---|---|\n")
+        for name, shape, load, cold, disk, again in first:
+            f.write("| %s | %s | %.3f | %.3f | %.3f | %.2f |\n" %
+                    (name, shape, load, cold, disk, again * 1e3))
+        f.write("\n## Throughput with a dynamic batch, against PyTorch\n\n"
+                "jitrun: one dynamic model, best of 10 runs (3 at batch 16 and up) after the "
+                "compile. PyTorch: best of eager NCHW, channels-last and to_mkldnn, same batch "
+                "and threads. jitrun/PyTorch below 1: jitrun is faster.\n\n"
+                "| model | batch | jitrun ms | jitrun img/s | PyTorch ms | PyTorch img/s | "
+                "jitrun/PyTorch |\n|---|---|---|---|---|---|---|\n")
+        for name, b, j, p in batched:
+            f.write("| %s | %d | %.2f | %.1f | %.2f | %.1f | %.2f |\n" %
+                    (name, b, j, b * 1e3 / j, p, b * 1e3 / p, j / p))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--write")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--quick", action="store_true", help="batches 1 and 4, fewer runs")
+    ap.add_argument("--export")
+    ap.add_argument("--torch", nargs=4)
+    args = ap.parse_args()
+    if args.export:
+        export(args.export)
+        return
+    if args.torch:
+        name, b, t, runs = args.torch
+        print(json.dumps(torch_bench(name, int(b), int(t), int(runs))))
+        return
+    import jitrun
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--export", tmp], check=True,
+                       capture_output=True)
+        steady = steady_state(jitrun, tmp, args.threads, 5 if args.quick else 20)
+        first = first_result(jitrun, tmp, args.threads)
+        batched = throughput(jitrun, tmp, args.threads,
+                             (1, 4) if args.quick else (1, 4, 16, 64), args.quick)
+    if args.write:
+        write(args.write, args.threads, steady, first, batched)
+
+
+if __name__ == "__main__":
+    main()
