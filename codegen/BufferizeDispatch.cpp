@@ -8,6 +8,7 @@
 
 #include "codegen/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -112,6 +113,37 @@ static void boundDynamicEmpties(Operation *fn) {
   }
 }
 
+/// A stack buffer of dynamic shape whose dims have constant upper bounds
+/// (an edge tile copied out of place: a matmul tile of a partial workgroup
+/// before its fused epilogue) as a view of a fixed-size byte buffer of the
+/// bound shape; nullopt when some dim has no bound.
+static std::optional<Value> boundedAlloca(OpBuilder &b, Location loc, MemRefType type,
+                                          ValueRange dynShape) {
+  if (dynShape.empty() || !type.getLayout().isIdentity() ||
+      !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  int64_t elements = 1;
+  size_t next = 0;
+  for (int64_t d : type.getShape()) {
+    int64_t extent = d;
+    if (ShapedType::isDynamic(d)) {
+      FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
+          presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(dynShape[next++]),
+          /*stopCondition=*/nullptr, /*closedUB=*/true);
+      if (failed(ub) || *ub < 0)
+        return std::nullopt;
+      extent = *ub;
+    }
+    elements *= extent;
+  }
+  int64_t bytes = elements * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  auto raw = memref::AllocaOp::create(
+      b, loc, MemRefType::get({std::max<int64_t>(bytes, 1)}, b.getI8Type()), ValueRange(),
+      b.getI64IntegerAttr(64));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return memref::ViewOp::create(b, loc, type, raw, zero, dynShape).getResult();
+}
+
 struct BufferizeDispatchPass final
     : public impl::BufferizeDispatchPassBase<BufferizeDispatchPass> {
   using Base::Base;
@@ -124,6 +156,8 @@ struct BufferizeDispatchPass final
     options.allocationFn = [](OpBuilder &b, Location loc, MemRefType type,
                               ValueRange dynShape,
                               unsigned alignment) -> FailureOr<Value> {
+      if (std::optional<Value> bounded = boundedAlloca(b, loc, type, dynShape))
+        return *bounded;
       return memref::AllocaOp::create(b, loc, type, dynShape,
                                       b.getI64IntegerAttr(64))
           .getResult();

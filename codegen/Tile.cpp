@@ -15,6 +15,9 @@
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/AffineCanonicalizationUtils.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -218,19 +221,70 @@ static void tileReductions(RewriterBase &rewriter, func::FuncOp fn,
 /// shapes and vectorize without masks; only the edge tiles are masked. A
 /// 4225 x 72 matmul with 8 x 32 vector tiles would otherwise run masked code
 /// in every tile, because each tile's size is an affine.min of its offset.
+///
+/// Peeling an outer loop makes the sizes its full tiles hand to inner loops
+/// constant, but as `affine.apply () -> (128)` and `affine.min (-d0 + s0,
+/// 32)` of such values: before a loop is considered, the affine ops that
+/// compute its bounds are folded to constants, and a loop with nothing to
+/// peel (its step divides its range) has the min/max ops of its body
+/// simplified by its range. Otherwise the inner loops of a full tile kept
+/// dynamic sizes: a 256x784 matmul with a relu epilogue (cache tiles of 128
+/// columns, the last of 16) failed to compile, its tile's temporary a
+/// stack buffer of dynamic size.
+static void foldConstantAffineOps(RewriterBase &rewriter, Operation *scope) {
+  SmallVector<Operation *> ops;
+  scope->walk([&](Operation *op) {
+    if (isa<affine::AffineApplyOp, affine::AffineMinOp, affine::AffineMaxOp>(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    SmallVector<Attribute> operands;
+    for (Value v : op->getOperands()) {
+      Attribute a;
+      if (!matchPattern(v, m_Constant(&a)))
+        break;
+      operands.push_back(a);
+    }
+    if (operands.size() != op->getNumOperands())
+      continue;
+    SmallVector<OpFoldResult> results;
+    if (failed(op->fold(operands, results)) || results.size() != 1)
+      continue;
+    auto attr = dyn_cast_if_present<IntegerAttr>(dyn_cast<Attribute>(results[0]));
+    if (!attr)
+      continue;
+    rewriter.setInsertionPoint(op);
+    rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(op, attr.getInt());
+  }
+}
+
 static void peelPartialTiles(RewriterBase &rewriter, func::FuncOp fn) {
   SmallVector<scf::ForOp> worklist;
   fn.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) { worklist.push_back(loop); });
   for (size_t i = 0; i < worklist.size(); ++i) {
+    scf::ForOp loop = worklist[i];
+    for (Value bound : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
+      if (Operation *def = bound.getDefiningOp())
+        foldConstantAffineOps(rewriter, def);
     scf::ForOp partial;
-    rewriter.setInsertionPoint(worklist[i]);
-    if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, worklist[i], partial)))
+    rewriter.setInsertionPoint(loop);
+    if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial))) {
+      SmallVector<Operation *> minMax;
+      loop.getBody()->walk([&](Operation *op) {
+        if (isa<affine::AffineMinOp, affine::AffineMaxOp>(op))
+          minMax.push_back(op);
+      });
+      for (Operation *op : minMax)
+        (void)scf::canonicalizeMinMaxOpInLoop(rewriter, op, scf::matchForLikeLoop);
       continue;
+    }
     partial->walk<WalkOrder::PreOrder>([&](scf::ForOp inner) {
       if (inner != partial)
         worklist.push_back(inner);
     });
   }
+  // The sizes of full tiles' slices, constant now.
+  foldConstantAffineOps(rewriter, fn);
 }
 
 struct TileRootPass final : public impl::TileRootPassBase<TileRootPass> {
