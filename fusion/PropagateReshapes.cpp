@@ -38,6 +38,74 @@ static bool isFoldableEnd(Operation *op) {
   return !op || (isa<linalg::GenericOp>(op) && isElementwiseOp(op));
 }
 
+/// An input read at index 0 of its size-1 dims (a bias of 256x1x1 read as
+/// (d3, 0, 0), the broadcasts ONNX's importer and torch-mlir emit) is read
+/// through a collapse_shape that drops those dims instead, so that every
+/// map is a projected permutation. Expansion cannot fold a reshape into a
+/// generic with constant map results: the 1x1 convolutions of torchvision
+/// models kept their bias broadcast as a dispatch of its own, a 3 MB tensor
+/// written and read again as the accumulator of the packed convolution.
+///
+/// Only where it matters, and where the broadcast's shape carries no other
+/// meaning: a constant operand (a weight) of a generic whose result is
+/// reshaped, keeping at least one dim. (A squeeze-excite gate read as
+/// (d0, 0, 0, d3), computed, keeps its map: dispatch formation recognizes
+/// it as a broadcast to take into the consumer's dispatch.)
+static void dropUnitBroadcastDims(func::FuncOp func) {
+  IRRewriter rewriter(func.getContext());
+  func.walk([&](linalg::GenericOp op) {
+    bool reshaped = llvm::any_of(op->getUsers(), [](Operation *user) {
+      return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user);
+    });
+    if (!reshaped)
+      return;
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    bool changed = false;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      auto type = dyn_cast<RankedTensorType>(in->get().getType());
+      AffineMap map = maps[in->getOperandNumber()];
+      if (!type || type.getRank() != map.getNumResults() ||
+          !matchPattern(in->get(), m_Constant()))
+        continue;
+      SmallVector<bool> drop;
+      for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+        auto c = dyn_cast<AffineConstantExpr>(expr);
+        drop.push_back(c && c.getValue() == 0 && type.getDimSize(d) == 1);
+      }
+      if (llvm::none_of(drop, [](bool b) { return b; }) ||
+          llvm::all_of(drop, [](bool b) { return b; }))
+        continue;
+      // Dropped dims join the group of the kept dim before them (or after,
+      // at the front); all dropped: a rank-0 tensor.
+      SmallVector<ReassociationIndices> groups;
+      SmallVector<AffineExpr> kept;
+      ReassociationIndices leading;
+      for (auto [d, dropped] : llvm::enumerate(drop)) {
+        if (dropped) {
+          if (groups.empty())
+            leading.push_back(static_cast<int64_t>(d));
+          else
+            groups.back().push_back(static_cast<int64_t>(d));
+          continue;
+        }
+        groups.push_back(leading);
+        leading.clear();
+        groups.back().push_back(static_cast<int64_t>(d));
+        kept.push_back(map.getResult(d));
+      }
+      rewriter.setInsertionPoint(op);
+      Value collapsed =
+          tensor::CollapseShapeOp::create(rewriter, op.getLoc(), in->get(), groups);
+      in->set(collapsed);
+      maps[in->getOperandNumber()] =
+          AffineMap::get(map.getNumDims(), map.getNumSymbols(), kept, op.getContext());
+      changed = true;
+    }
+    if (changed)
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  });
+}
+
 } // namespace
 
 std::optional<SmallVector<ReassociationIndices>> unitReshapeGroups(Operation *reshape,
@@ -135,6 +203,7 @@ struct PropagateReshapesPass final
       return isFoldableEnd(consumer) &&
              (!producer || isFoldableEnd(producer) || isRootOp(producer));
     };
+    dropUnitBroadcastDims(func);
     // 1. By expansion.
     {
       RewritePatternSet patterns(ctx);
