@@ -70,6 +70,10 @@ constexpr llvm::StringLiteral kVnniShiftedAttrName = "jitrun.vnni_shifted";
 /// there is none.
 mlir::TilingInterface findTileRoot(mlir::func::FuncOp fn);
 
+/// For a reduction that is not a tile root (its rows not tiled by a
+/// lowering config): its parallel loops tiled too, rows a few at a time.
+void tileRowsOfReduction(mlir::linalg::LinalgOp op, llvm::SmallVectorImpl<int64_t> &sizes);
+
 /// `sizes` as a lowering config: {workgroup, cache, vector, reduction:
 /// array<i64>, scheme: string, anchor_at_workgroup_level: unit when set}.
 mlir::DictionaryAttr loweringConfig(mlir::MLIRContext *ctx, const TileSizes &sizes);

@@ -176,8 +176,10 @@ static void tileReductions(RewriterBase &rewriter, func::FuncOp fn,
     auto given = config ? config.getAs<DenseI64ArrayAttr>("reduction") : nullptr;
     if (given && given.size() == op.getNumLoops())
       sizes.assign(given.asArrayRef().begin(), given.asArrayRef().end());
-    else
+    else {
       sizes = selectReductionTileSizes(op, opts);
+      tileRowsOfReduction(op, sizes);
+    }
     if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
       continue;
     scf::SCFTilingOptions tiling;
