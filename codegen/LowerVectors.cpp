@@ -313,6 +313,9 @@ struct LowerVectorsPass final
           populateVnniContractionPatterns(p);
         })))
       return signalPassFailure();
+    // 2b. With AVX512_BF16, bf16 x bf16 -> f32 register tiles become vdpbf16ps.
+    if (bf16 && failed(apply([&](RewritePatternSet &p) { populateBf16DotPatterns(p); })))
+      return signalPassFailure();
     // 2. Contractions to outer products and FMAs; reductions and masks.
     if (failed(apply([&](RewritePatternSet &p) {
           vector::populateVectorContractLoweringPatterns(

@@ -44,6 +44,8 @@ struct CodegenOptions {
   unsigned targetWorkgroups = 32;
   /// AVX-512 VNNI: i8 x i8 -> i32 contractions become vpdpbusd.
   bool vnni = false;
+  /// AVX512_BF16: bf16 x bf16 -> f32 contractions become vdpbf16ps.
+  bool bf16 = false;
 };
 
 /// Attribute names the codegen passes leave on kernel functions.
@@ -86,6 +88,9 @@ namespace math = mlir::math;
 /// Patterns turning i8 x i8 -> i32 vector contractions into AVX-512 VNNI
 /// dot products on 512-bit registers (VnniContraction.cpp).
 void populateVnniContractionPatterns(mlir::RewritePatternSet &patterns);
+/// bf16 x bf16 -> f32 register tiles (k even, n in lanes of 16) as AVX512_BF16
+/// dot products (vdpbf16ps): Bf16Contraction.cpp.
+void populateBf16DotPatterns(mlir::RewritePatternSet &patterns);
 
 /// With VNNI, on linalg before tiling: each i8 x i8 -> i32 contraction or
 /// convolution whose output channels fill registers reads its right operand

@@ -65,6 +65,8 @@ def SelectStrategyPass : Pass<"jitrun-codegen-select-strategy", "func::FuncOp"> 
            "Number of workgroups to aim for on large ops">,
     Option<"vnni", "vnni", "bool", /*default=*/"false",
            "Tile the reduction of i8 contractions by multiples of 4 (VNNI)">,
+    Option<"bf16", "bf16", "bool", /*default=*/"false",
+           "Tile the reduction of bf16 x bf16 -> f32 contractions by pairs (AVX512_BF16)">,
     Option<"tileScale", "tile-scale", "unsigned", /*default=*/"1",
            "Divide the cache and vector tile sizes by this (retiling under the stack limit)">,
   ];
@@ -119,6 +121,8 @@ def TileReductionsPass : Pass<"jitrun-codegen-tile-reductions", "func::FuncOp"> 
            "Vector register width in bits (512 for AVX-512, 256 for AVX2)">,
     Option<"vnni", "vnni", "bool", /*default=*/"false",
            "Tile the reduction of i8 contractions by multiples of 4 (VNNI)">,
+    Option<"bf16", "bf16", "bool", /*default=*/"false",
+           "Tile the reduction of bf16 x bf16 -> f32 contractions by pairs (AVX512_BF16)">,
   ];
   let dependentDialects = ["scf::SCFDialect", "affine::AffineDialect", "tensor::TensorDialect"];
 }
@@ -209,11 +213,14 @@ def LowerVectorsPass : Pass<"jitrun-codegen-lower-vectors", "func::FuncOp"> {
     transposes, masks and multi-reductions, and replaces math functions with
     vectorizable polynomial approximations. With `vnni`, contractions of
     sign-extended i8 operands into i32 become AVX-512 VNNI dot products
-    (vpdpbusd) instead of multiplies and adds.
+    (vpdpbusd) instead of multiplies and adds; with `bf16`, contractions of
+    bf16 operands into f32 become AVX512_BF16 dot products (vdpbf16ps).
   }];
   let options = [
     Option<"vnni", "vnni", "bool", /*default=*/"false",
            "Lower i8 x i8 -> i32 contractions to AVX-512 VNNI vpdpbusd">,
+    Option<"bf16", "bf16", "bool", /*default=*/"false",
+           "Lower bf16 x bf16 -> f32 contractions to AVX512_BF16 vdpbf16ps">,
   ];
   let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect", "memref::MemRefDialect",
                            "math::MathDialect", "arith::ArithDialect", "mlir::LLVM::LLVMDialect"];

@@ -61,11 +61,13 @@ namespace jitrun {
 void addTileAndVectorizePasses(OpPassManager &fn, const CodegenOptions &options) {
   fn.addPass(createPrepareContractionsPass(PrepareContractionsPassOptions{options.vnni}));
   fn.addPass(createSelectStrategyPass(SelectStrategyPassOptions{
-      options.vectorBits, options.targetWorkgroups, options.vnni, options.tileScale}));
+      options.vectorBits, options.targetWorkgroups, options.vnni, options.bf16,
+      options.tileScale}));
   fn.addPass(createTileRootPass());
   fn.addPass(createReadPaddingInPlacePass());
   fn.addPass(createPeelPartialTilesPass());
-  fn.addPass(createTileReductionsPass(TileReductionsPassOptions{options.vectorBits, options.vnni}));
+  fn.addPass(createTileReductionsPass(
+      TileReductionsPassOptions{options.vectorBits, options.vnni, options.bf16}));
   fn.addPass(createVectorizePass());
 }
 
@@ -97,7 +99,8 @@ void buildKernelPipeline(OpPassManager &pm, const CodegenOptions &options) {
   pm.addNestedPass<func::FuncOp>(createReportIndexErrorsPass());
   // 6. Masks folded into their ops; accumulators in registers; FMAs.
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
-  pm.addNestedPass<func::FuncOp>(createLowerVectorsPass(LowerVectorsPassOptions{options.vnni}));
+  pm.addNestedPass<func::FuncOp>(
+      createLowerVectorsPass(LowerVectorsPassOptions{options.vnni, options.bf16}));
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createLegalizeMemoryTypesPass());

@@ -12,6 +12,7 @@
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -69,6 +70,24 @@ struct DropBitcast final : public OpConversionPattern<arith::BitcastOp> {
   }
 };
 
+/// vector.bitcast from bf16 (the bf16 dot products' operands,
+/// Bf16Contraction.cpp): from the i16 bits instead, or nothing once both
+/// are i16.
+struct RetypeVectorBitcast final : public OpConversionPattern<vector::BitCastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(vector::BitCastOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rw) const override {
+    auto to = dyn_cast_if_present<VectorType>(getTypeConverter()->convertType(op.getType()));
+    if (!to)
+      return failure();
+    if (adaptor.getSource().getType() == to)
+      rw.replaceOp(op, adaptor.getSource());
+    else
+      rw.replaceOpWithNewOp<vector::BitCastOp>(op, to, adaptor.getSource());
+    return success();
+  }
+};
+
 /// bf16 constants as the i16 bits they are.
 struct RetypeConstant final : public OpConversionPattern<arith::ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -121,10 +140,13 @@ struct SoftBf16ConversionsPass final
     });
     ConversionTarget target(*ctx);
     target.markUnknownOpDynamicallyLegal([&](Operation *op) { return tc.isLegal(op); });
+    // The bf16 dot products' own operands (llvm.bitcast of i16 to bf16, the
+    // intrinsic call): LLVM takes bf16 there.
+    target.addLegalDialect<LLVM::LLVMDialect>();
     RewritePatternSet patterns(ctx);
     scf::populateSCFStructuralTypeConversions(tc, patterns);
     patterns.add<RetypeMoves>(tc, ctx);
-    patterns.add<DropBitcast, RetypeConstant>(tc, ctx);
+    patterns.add<DropBitcast, RetypeVectorBitcast, RetypeConstant>(tc, ctx);
     // What is left computes on bf16 (no op here would): a clean failure.
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();

@@ -63,6 +63,10 @@ constexpr int64_t kMinWorkForWorkgroups = int64_t(1) << 15;
 /// A broadcast epilogue splits its broadcast dims only when recomputing the
 /// root per workgroup costs at most 1/kBroadcastSplitRatio of the work.
 constexpr int64_t kBroadcastSplitRatio = 8;
+/// The reduction tile of a bf16 contraction under AVX512_BF16: pairs of k,
+/// four dot products per step.
+constexpr int64_t kBf16ReductionTile = 8;
+
 /// Rows of a row reduction vectorized together (selectReductionTileSizes).
 constexpr int64_t kReductionRows = 8;
 
@@ -110,6 +114,15 @@ static Anchor findAnchor(linalg::LinalgOp root) {
 }
 
 } // namespace
+
+bool isBf16Contraction(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return false;
+  auto elem = [](Value v) { return getElementTypeOrSelf(v.getType()); };
+  return elem(op.getDpsInputOperand(0)->get()).isBF16() &&
+         elem(op.getDpsInputOperand(1)->get()).isBF16() &&
+         elem(op.getDpsInitOperand(0)->get()).isF32();
+}
 
 bool isInt8Contraction(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
@@ -577,6 +590,15 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
         if (!ShapedType::isDynamic(kRange))
           sizes[dims->k.back()] = vnniReductionTile(kRange);
       }
+      // bf16 x bf16 -> f32 with AVX512_BF16: k in pairs, the two products
+      // vdpbf16ps sums per f32 lane; several pairs per step, so that each
+      // accumulator tile is loaded once per step (an odd K keeps 1, and the
+      // contraction its multiplies and adds).
+      if (opts.bf16 && isBf16Contraction(op) && !dims->k.empty()) {
+        int64_t kRange = op.getStaticLoopRanges()[dims->k.back()];
+        if (!ShapedType::isDynamic(kRange) && kRange % 2 == 0)
+          sizes[dims->k.back()] = largestDivisorAtMost(kRange, kBf16ReductionTile);
+      }
       return sizes;
     }
   }
@@ -735,7 +757,7 @@ struct SelectStrategyPass final : public impl::SelectStrategyPassBase<SelectStra
     // A config already there is an override: kept as it is.
     if (!root || root->hasAttr(kLoweringConfigAttrName))
       return;
-    TileSizeOptions opts{vectorBits, targetWorkgroups, tileScale, vnni};
+    TileSizeOptions opts{vectorBits, targetWorkgroups, tileScale, vnni, bf16};
     TileSizes sizes = selectTileSizes(root, opts);
     if (auto linalgRoot = dyn_cast<linalg::LinalgOp>(root.getOperation());
         linalgRoot && linalgRoot.getNumReductionLoops() > 0) {

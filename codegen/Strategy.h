@@ -26,6 +26,8 @@ struct TileSizeOptions {
   unsigned tileScale = 1;
   /// VNNI dot products take i8 reductions four at a time.
   bool vnni = false;
+  /// AVX512_BF16 dot products take bf16 reductions two at a time.
+  bool bf16 = false;
 };
 
 /// Tile sizes over the loops of a dispatch's tile root; 0 leaves a loop whole.
@@ -83,6 +85,8 @@ mlir::FailureOr<TileSizes> parseLoweringConfig(mlir::Operation *op, mlir::Dictio
 
 /// Both inputs i8, the result i32: a candidate for VNNI dot products.
 bool isInt8Contraction(mlir::linalg::LinalgOp op);
+/// Both inputs bf16, the result f32: a candidate for AVX512_BF16 dot products.
+bool isBf16Contraction(mlir::linalg::LinalgOp op);
 
 /// Sizes for the three parallel tiling levels of `root`, the op producing the
 /// dispatch result, guided by the dispatch's anchor (its reduction op).

@@ -341,6 +341,7 @@ struct TileReductionsPass final : public impl::TileReductionsPassBase<TileReduct
     TileSizeOptions opts;
     opts.vectorBits = vectorBits;
     opts.vnni = vnni;
+    opts.bf16 = bf16;
     tileReductions(rewriter, getOperation(), opts);
   }
 };

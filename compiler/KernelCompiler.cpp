@@ -98,6 +98,7 @@ static CompiledKernel compileKernelIsolated(const std::string &text, const std::
   CodegenOptions cg;
   cg.vectorBits = options.forceAvx2 ? 256 : hostCpu().vectorBits();
   cg.vnni = !options.forceAvx2 && hostCpu().avx512 && hostCpu().vnni;
+  cg.bf16 = !options.forceAvx2 && hostCpu().avx512 && hostCpu().bf16;
   cg.stackLimitBytes = options.stackLimitBytes;
   cg.reference = options.reference;
   const unsigned scales[] = {1, 2, 4, 8};

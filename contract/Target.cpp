@@ -23,6 +23,8 @@ const HostCpu &hostCpu() {
         c.avx512 = true;
       if (f.second && f.first() == "avx512vnni")
         c.vnni = true;
+      if (f.second && f.first() == "avx512bf16")
+        c.bf16 = true;
       if (f.second && f.first() == "avx2")
         c.avx2 = true;
     }

@@ -21,6 +21,8 @@ struct HostCpu {
   bool avx2 = false;
   /// AVX-512 VNNI (vpdpbusd).
   bool vnni = false;
+  /// AVX512_BF16 (vdpbf16ps: bf16 pairs into f32 lanes).
+  bool bf16 = false;
   /// Widest vector register to use, in bits (512, 256 or 128).
   unsigned vectorBits() const { return avx512 ? 512 : avx2 ? 256 : 128; }
 };

@@ -205,6 +205,23 @@ std::unique_ptr<Prepared> prepareMatmulS8(const HostTensor &a, const HostTensor 
   return std::make_unique<Prepared>(std::move(s));
 }
 
+std::unique_ptr<Prepared> prepareMatmulBf16(const HostTensor &a, const HostTensor &b) {
+  auto s = std::make_unique<Prepared::State>();
+  Shape cs = {a.shape()[0], b.shape()[1]};
+  memory::desc amd = plainDesc(a.shape(), dt::bf16), bmd = plainDesc(b.shape(), dt::bf16),
+               cmd = plainDesc(cs, dt::f32);
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd), ctx().engine);
+  s->create(pd, dnnl::matmul(pd));
+  s->bindInput(DNNL_ARG_SRC, amd, a);
+  s->bindInput(DNNL_ARG_WEIGHTS, bmd, b);
+  s->bindOutput(cmd, ElementType::F32, cs, cmd);
+  return std::make_unique<Prepared>(std::move(s));
+}
+
+HostTensor matmulBf16(const HostTensor &a, const HostTensor &b) {
+  return once(prepareMatmulBf16(a, b));
+}
+
 HostTensor matmulS8(const HostTensor &a, const HostTensor &b) {
   return once(prepareMatmulS8(a, b));
 }

@@ -71,6 +71,9 @@ HostTensor matmul(const HostTensor &a, const HostTensor &b);
 
 /// The int8 matmul: s8 A[MxK] x s8 B[KxN] -> s32 C[MxN], exact.
 std::unique_ptr<Prepared> prepareMatmulS8(const HostTensor &a, const HostTensor &b);
+/// bf16 x bf16 -> f32 (a and b hold bf16).
+std::unique_ptr<Prepared> prepareMatmulBf16(const HostTensor &a, const HostTensor &b);
+HostTensor matmulBf16(const HostTensor &a, const HostTensor &b);
 HostTensor matmulS8(const HostTensor &a, const HostTensor &b);
 
 /// Data layouts of a 2-D convolution, as the linalg named ops spell them.

@@ -39,3 +39,5 @@ except OSError:
     flags = []
 if "avx512f" in flags and "avx512_vnni" in flags:
     config.available_features.add("avx512vnni")
+if "avx512f" in flags and "avx512_bf16" in flags:
+    config.available_features.add("avx512bf16")

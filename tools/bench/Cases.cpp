@@ -9,6 +9,7 @@
 #include "bench/Cases.h"
 
 #include <array>
+#include <cstring>
 #include <random>
 #include <sstream>
 
@@ -78,6 +79,17 @@ std::string int8MatmulModule(int64_t m, int64_t n, int64_t k) {
   return "func.func @main(%a: " + a + ", %b: " + b + ") -> " + c + " {\n" +
          "  %zero = arith.constant 0 : i32\n  %e = tensor.empty() : " + c +
          "\n  %init = linalg.fill ins(%zero : i32) outs(%e : " + c + ") -> " + c +
+         "\n  %r = linalg.matmul ins(%a, %b : " + a + ", " + b + ") outs(%init : " + c +
+         ") -> " + c + "\n  return %r : " + c + "\n}\n";
+}
+
+/// bf16 x bf16 -> f32 (the products widened, summed in f32).
+std::string bf16MatmulModule(int64_t m, int64_t n, int64_t k) {
+  std::string a = tensorType({m, k}, "bf16"), b = tensorType({k, n}, "bf16"),
+              c = tensorType({m, n});
+  return "func.func @main(%a: " + a + ", %b: " + b + ") -> " + c + " {\n" +
+         "  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " + c +
+         "\n  %init = linalg.fill ins(%zero : f32) outs(%e : " + c + ") -> " + c +
          "\n  %r = linalg.matmul ins(%a, %b : " + a + ", " + b + ") outs(%init : " + c +
          ") -> " + c + "\n  return %r : " + c + "\n}\n";
 }
@@ -190,6 +202,22 @@ HostTensor randomInt8Tensor(const Shape &shape, uint32_t seed) {
   int8_t *p = t.dataAs<int8_t>();
   for (int64_t i = 0; i < t.numElements(); ++i)
     p[i] = static_cast<int8_t>(dist(gen));
+  return t;
+}
+
+/// Uniform [-1, 1] values rounded to bf16 (nearest even).
+HostTensor randomBf16Tensor(const Shape &shape, uint32_t seed) {
+  HostTensor t(ElementType::BF16, shape);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  uint16_t *p = t.dataAs<uint16_t>();
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    float f = dist(gen);
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    u += 0x7fff + ((u >> 16) & 1);
+    p[i] = static_cast<uint16_t>(u >> 16);
+  }
   return t;
 }
 
@@ -340,6 +368,24 @@ CaseFactory int8MatmulCase(int64_t m, int64_t n, int64_t k) {
           }};
 }
 
+/// bf16 x bf16 -> f32 matmul, against oneDNN's bf16 primitive (and, in the
+/// same table, the f32 rows: AVX512_BF16 doubles the multiply-add rate).
+CaseFactory bf16MatmulCase(int64_t m, int64_t n, int64_t k) {
+  std::string name = "bf16_matmul_" + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                     std::to_string(k);
+  return {name, [=] {
+            Case c;
+            c.name = name;
+            c.work = 2.0 * m * n * k;
+            c.reduction = static_cast<double>(k);
+            c.mlir = bf16MatmulModule(m, n, k);
+            c.inputs.push_back(randomBf16Tensor({m, k}, 1));
+            c.inputs.push_back(randomBf16Tensor({k, n}, 2));
+            c.ref = onednn::prepareMatmulBf16(c.inputs[0], c.inputs[1]);
+            return c;
+          }};
+}
+
 CaseFactory int8ConvCase(int64_t oh, int64_t ow, int64_t ch, int64_t f, int64_t kh) {
   std::string name = "int8_conv_nhwc_" + std::to_string(kh) + "x" + std::to_string(kh) +
                      "_1x" + std::to_string(oh) + "x" + std::to_string(ow) + "x" +
@@ -398,6 +444,8 @@ std::vector<CaseFactory> allCases() {
       fusedMatmulCase(384, 768, 768),
       elementwiseChainCase(4096, 4096),
       int8MatmulCase(384, 768, 768),
+      bf16MatmulCase(384, 768, 768),
+      bf16MatmulCase(64, 128, 96),
       int8ConvCase(56, 56, 64, 64, 3),
       int8ConvCase(56, 56, 64, 256, 1),
   };
