@@ -335,6 +335,16 @@ jitrun_status_t jitrun_options_set_compile_threads(jitrun_options_t options,
   return nullptr;
 }
 
+jitrun_status_t jitrun_options_set_weights(jitrun_options_t options, const char *weights) {
+  if (!options || !weights)
+    return invalid("jitrun_options_set_weights: null options or weights");
+  std::string w = weights;
+  if (w != "f32" && w != "bf16")
+    return invalid("jitrun_options_set_weights: \"f32\" or \"bf16\", not \"" + w + "\"");
+  options->options.bf16Weights = w == "bf16";
+  return nullptr;
+}
+
 jitrun_status_t jitrun_options_set_force_avx2(jitrun_options_t options, int force) {
   if (!options)
     return invalid("jitrun_options_set_force_avx2: null options");

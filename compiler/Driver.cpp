@@ -826,6 +826,7 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
   FusionOptions fusion;
   fusion.mode = mode;
   fusion.explain = options.explainFusion;
+  fusion.bf16Weights = options.bf16Weights && !options.reference;
   if (llvm::Error e = runPasses(*module, [&](PassManager &pm) {
         buildFusionPipeline(pm, fusion);
       }, diags))

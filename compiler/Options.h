@@ -45,6 +45,10 @@ struct CompileOptions {
   bool reference = false;
   /// Drop AVX-512 and generate AVX2 code.
   bool forceAvx2 = false;
+  /// Store f32 matmul weights as bf16 and round their left operands to
+  /// bf16, accumulating in f32 (--weights=bf16): half the weight bytes,
+  /// vdpbf16ps where the host has AVX512_BF16; results round as bf16 inputs do.
+  bool bf16Weights = false;
   uint64_t stackLimitBytes = 32768;
   bool failOnStackLimit = true;
   /// The on-disk cache (--cache-dir; empty: none): compiled kernels, keyed

@@ -37,7 +37,8 @@ ProgramCache::ProgramCache(const CompileOptions &options, llvm::StringRef modelB
     return; // the kernel cache reports the problem
   std::string text = blake3Hex(modelBytes) + "\nfunction=" + options.function +
                      "\nfusion=" + fusionModeName(options.fusion).str() +
-                     (options.reference ? " reference" : "") + "\n" +
+                     (options.reference ? " reference" : "") +
+                     (options.bf16Weights ? " bf16-weights" : "") + "\n" +
                      targetId(options.forceAvx2) + "\n";
   for (const auto &[name, dims] : options.inputShapes) {
     text += "shape " + name + ":";

@@ -9,6 +9,7 @@
 #ifndef JITRUN_FUSION_PASSES_H
 #define JITRUN_FUSION_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -29,6 +30,8 @@ struct FusionOptions {
   /// Dispatch formation emits a `not fused: ...` remark per producer and
   /// consumer left in different dispatches (--explain-fusion).
   bool explain = false;
+  /// f32 matmul weights stored as bf16, f32 accumulation (--weights=bf16).
+  bool bf16Weights = false;
 };
 
 /// True for linalg ops whose loops are all parallel (elementwise, broadcast,

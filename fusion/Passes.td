@@ -87,6 +87,19 @@ def MergeReductionsPass : Pass<"jitrun-fusion-merge-reductions", "func::FuncOp">
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
 }
 
+def Bf16WeightsPass : Pass<"jitrun-fusion-bf16-weights", "func::FuncOp"> {
+  let summary = "Store f32 matmul weights as bf16, accumulating in f32 (--weights=bf16)";
+  let description = [{
+    A `linalg.matmul` or `linalg.batch_matmul` of f32 into f32 whose right
+    operand is a constant reads that constant rounded to bf16 (nearest even:
+    half the bytes) and its left operand rounded to bf16 by an elementwise
+    generic that fusion takes into its producer; the contraction keeps its
+    f32 accumulator. On AVX512_BF16 hosts such contractions are vdpbf16ps
+    dot products, twice the f32 rate.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect", "mlir::arith::ArithDialect"];
+}
+
 def DecomposeHostOpsPass : Pass<"jitrun-fusion-decompose-host-ops", "func::FuncOp"> {
   let summary = "Rewrite tensor.pad and tensor.concat as fills and slice copies";
   let description = [{

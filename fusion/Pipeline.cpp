@@ -43,6 +43,8 @@ void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
   //    reshape propagation, and fusion again on what the reshapes hid.
   //    A reduction of a reduction with the same combiner is one reduction
   //    first (TOSA's mean over an image).
+  if (options.bf16Weights)
+    pm.addNestedPass<func::FuncOp>(createBf16WeightsPass());
   if (options.mode != FusionMode::None) {
     pm.addNestedPass<func::FuncOp>(createMergeReductionsPass());
     pm.addNestedPass<func::FuncOp>(

@@ -476,3 +476,19 @@ def test_cli_json_outputs_parse_for_every_zoo_model(zoo, jitrun_cli, tmp_path):
         m = jitrun.load(path, cache_dir=False)
         assert [list(t.shape) for t in m.inputs] == [t["shape"] for t in sig["inputs"]], name
         assert m.statistics["dispatches"] == stats["dispatches"], name
+
+
+def test_bf16_weights_round_inputs_and_weights():
+    model = b"""func.func @main(%x: tensor<2x32xf32>) -> tensor<2x16xf32> {
+  %w = arith.constant dense<1.0> : tensor<32x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %r = linalg.matmul ins(%x, %w : tensor<2x32xf32>, tensor<32x16xf32>) outs(%f : tensor<2x16xf32>) -> tensor<2x16xf32>
+  return %r : tensor<2x16xf32>
+}"""
+    x = np.full((2, 32), 1.00390625, np.float32)  # halfway between bf16 1 and 1 + 2**-7
+    assert np.all(jitrun.load(model, cache_dir=False)(x) == 32.125)
+    assert np.all(jitrun.load(model, cache_dir=False, weights="bf16")(x) == 32.0)
+    with pytest.raises(jitrun.InvalidArgumentError, match="not \"f16\""):
+        jitrun.load(model, cache_dir=False, weights="f16")
