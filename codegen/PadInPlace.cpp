@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace jitrun {
 #define GEN_PASS_DEF_READPADDINGINPLACEPASS
@@ -327,8 +328,18 @@ static void readPaddingInPlace(RewriterBase &rewriter, tensor::ExtractSliceOp sl
 }
 
 static void readPaddingInPlace(RewriterBase &rewriter, func::FuncOp fn) {
+  // Peeled tiles' slices have constant sizes but dynamic types until
+  // canonicalized: static first, since the border tiles are built by shape.
+  {
+    RewritePatternSet patterns(fn.getContext());
+    tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, fn.getContext());
+    tensor::CastOp::getCanonicalizationPatterns(patterns, fn.getContext());
+    (void)applyPatternsGreedily(fn, std::move(patterns));
+  }
   SmallVector<std::pair<tensor::ExtractSliceOp, tensor::PadOp>> slices;
   fn.walk([&](tensor::ExtractSliceOp slice) {
+    if (!slice.getResultType().hasStaticShape())
+      return;
     if (llvm::none_of(slice->getUsers(),
                       [](Operation *u) { return isa<tensor::ExtractSliceOp>(u); }))
       if (tensor::PadOp pad = paddedSource(slice))

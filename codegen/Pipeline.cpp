@@ -64,8 +64,8 @@ void addTileAndVectorizePasses(OpPassManager &fn, const CodegenOptions &options)
       options.vectorBits, options.targetWorkgroups, options.vnni, options.bf16,
       options.tileScale}));
   fn.addPass(createTileRootPass());
-  fn.addPass(createReadPaddingInPlacePass());
   fn.addPass(createPeelPartialTilesPass());
+  fn.addPass(createReadPaddingInPlacePass());
   fn.addPass(createTileReductionsPass(
       TileReductionsPassOptions{options.vectorBits, options.vnni, options.bf16}));
   fn.addPass(createVectorizePass());

@@ -424,6 +424,14 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
                       (anchor.kind == AnchorKind::Contraction &&
                        isa<linalg::GenericOp>(anchor.op.getOperation()));
   int64_t scale = std::max<unsigned>(1, opts.tileScale);
+  // Convolutions with input channels (not depthwise, whose edge tiles'
+  // one-dimensional convolutions do not vectorize) keep their pixel width
+  // on widths with no good divisor (below).
+  bool keepWidth = false;
+  if (anchor.kind == AnchorKind::Convolution) {
+    FailureOr<linalg::ConvolutionDimensions> dims = linalg::inferConvolutionDims(anchor.op);
+    keepWidth = succeeded(dims) && !dims->inputChannel.empty() && dims->depth.empty();
+  }
 
   // An anchor fused into a consumer that broadcasts its result: a row
   // reduction (softmax, layer norm) or a cheap root (the squeeze-excite
@@ -462,8 +470,14 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
     v = std::max<int64_t>(1, std::min(v, extents[i]));
     if (v > 1)
       v = std::max<int64_t>(1, v / scale);
-    if (divisorsOnly)
-      v = largestDivisorAtMost(extents[i], v);
+    // A prime width (71, 17: Inception v3's maps) has no divisor but 1,
+    // and one-pixel tiles ran its convolutions at a quarter of peak: the
+    // vector tile keeps its width when the best divisor is under half of
+    // it, and peeling leaves a static edge tile (71 = 8 x 8 + 7).
+    if (divisorsOnly) {
+      int64_t d = largestDivisorAtMost(extents[i], v);
+      v = (keepWidth && 2 * d < v) ? v : d;
+    }
     result.vector[i] = v;
   }
 
