@@ -58,46 +58,12 @@ struct ContractToBf16Dot final : OpRewritePattern<vector::ContractionOp> {
     if (!lhs16 || !rhs16)
       return rewriter.notifyMatchFailure(op, "operands are not bf16");
 
-    // Loops: one reduction k of even extent; rhs (k, n), acc (p..., n),
-    // lhs (p..., k).
-    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-    auto iters = op.getIteratorTypesArray();
-    SmallVector<int64_t> bounds(iters.size(), 1);
-    SmallVector<Type> types = {op.getLhsType(), op.getRhsType(), accType};
-    for (auto [map, type] : llvm::zip(maps, types))
-      for (auto [pos, e] : llvm::enumerate(map.getResults()))
-        if (auto d = dyn_cast<AffineDimExpr>(e))
-          bounds[d.getPosition()] = cast<VectorType>(type).getDimSize(pos);
-    int k = -1;
-    for (auto [i, it] : llvm::enumerate(iters)) {
-      if (it != vector::IteratorType::reduction)
-        continue;
-      if (k >= 0)
-        return rewriter.notifyMatchFailure(op, "several reduction loops");
-      k = static_cast<int>(i);
-    }
-    if (k < 0)
+    FailureOr<RegisterTile> tile = matchRegisterTile(op, rewriter);
+    if (failed(tile))
       return failure();
-    auto dimOf = [](AffineExpr e) {
-      auto d = dyn_cast<AffineDimExpr>(e);
-      return d ? static_cast<int>(d.getPosition()) : -1;
-    };
-    AffineMap lhsMap = maps[0], rhsMap = maps[1], accMap = maps[2];
-    if (rhsMap.getNumResults() != 2 || dimOf(rhsMap.getResult(0)) != k)
-      return rewriter.notifyMatchFailure(op, "rhs is not (k, n)");
-    int n = dimOf(rhsMap.getResult(1));
-    unsigned accRank = accMap.getNumResults();
-    if (n < 0 || accRank < 1 || dimOf(accMap.getResult(accRank - 1)) != n ||
-        lhsMap.getNumResults() != accRank || dimOf(lhsMap.getResult(accRank - 1)) != k)
-      return rewriter.notifyMatchFailure(op, "acc is not (p..., n) or lhs not (p..., k)");
-    for (unsigned i = 0; i + 1 < accRank; ++i)
-      if (dimOf(accMap.getResult(i)) < 0 ||
-          dimOf(accMap.getResult(i)) != dimOf(lhsMap.getResult(i)))
-        return rewriter.notifyMatchFailure(op, "lhs and acc rows differ");
-    int64_t kSize = bounds[k], nSize = bounds[n];
+    int64_t kSize = tile->kSize, nSize = tile->nSize, mSize = tile->mSize;
     if (kSize % 2 != 0 || nSize % lanes != 0)
       return rewriter.notifyMatchFailure(op, "k not even or n not a multiple of the lanes");
-    int64_t mSize = accType.getNumElements() / nSize;
     int64_t pairs = kSize / 2, chunks = nSize / lanes;
 
     Location loc = op.getLoc();

@@ -88,6 +88,16 @@ namespace math = mlir::math;
 /// Patterns turning i8 x i8 -> i32 vector contractions into AVX-512 VNNI
 /// dot products on 512-bit registers (VnniContraction.cpp).
 void populateVnniContractionPatterns(mlir::RewritePatternSet &patterns);
+/// The shape of a vector.contract register tile that the dot-product
+/// lowerings (VNNI, AVX512_BF16) take: one reduction k (other reductions of
+/// one step may lead the right operand), rhs (k, n), acc (rows..., n), lhs
+/// (rows..., k); mSize is the product of the rows.
+struct RegisterTile {
+  int64_t kSize = 0, nSize = 0, mSize = 0;
+};
+mlir::FailureOr<RegisterTile> matchRegisterTile(mlir::vector::ContractionOp op,
+                                                mlir::PatternRewriter &rewriter);
+
 /// bf16 x bf16 -> f32 register tiles (k even, n in lanes of 16) as AVX512_BF16
 /// dot products (vdpbf16ps): Bf16Contraction.cpp.
 void populateBf16DotPatterns(mlir::RewritePatternSet &patterns);

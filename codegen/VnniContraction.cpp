@@ -131,59 +131,15 @@ struct ContractToVnni final : OpRewritePattern<vector::ContractionOp> {
     if (!lhs8 || !rhs8)
       return rewriter.notifyMatchFailure(op, "operands are not i8 (signed x signed or unsigned)");
 
-    // Loops: one reduction k; rhs (k, n), acc (p..., n), lhs (p..., k).
-    // Other reductions of one step (the filter taps of a strided
-    // convolution's tile) may lead rhs.
-    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-    auto iters = op.getIteratorTypesArray();
-    // Each loop's extent, from an operand that indexes it by itself.
-    SmallVector<int64_t> bounds(iters.size(), 1);
-    SmallVector<Type> types = {op.getLhsType(), op.getRhsType(), accType};
-    for (auto [map, type] : llvm::zip(maps, types))
-      for (auto [pos, e] : llvm::enumerate(map.getResults()))
-        if (auto d = dyn_cast<AffineDimExpr>(e))
-          bounds[d.getPosition()] = cast<VectorType>(type).getDimSize(pos);
-    int k = -1;
-    for (auto [i, it] : llvm::enumerate(iters)) {
-      if (it != vector::IteratorType::reduction || (bounds[i] == 1 && k >= 0))
-        continue;
-      if (k >= 0 && bounds[k] != 1)
-        return rewriter.notifyMatchFailure(op, "several reduction loops");
-      k = i;
-    }
-    if (k < 0)
+    FailureOr<RegisterTile> tile = matchRegisterTile(op, rewriter);
+    if (failed(tile))
       return failure();
-    auto dimOf = [](AffineExpr e) {
-      auto d = dyn_cast<AffineDimExpr>(e);
-      return d ? static_cast<int>(d.getPosition()) : -1;
-    };
-    AffineMap lhsMap = maps[0], rhsMap = maps[1], accMap = maps[2];
-    unsigned rhsRank = rhsMap.getNumResults();
-    for (unsigned i = 0; i + 2 < rhsRank; ++i) {
-      int d = dimOf(rhsMap.getResult(i));
-      if (d < 0 || d == k || iters[d] != vector::IteratorType::reduction || bounds[d] != 1)
-        return rewriter.notifyMatchFailure(op, "rhs is not (unit reductions..., k, n)");
-    }
-    if (rhsRank < 2 || dimOf(rhsMap.getResult(rhsRank - 2)) != k)
-      return rewriter.notifyMatchFailure(op, "rhs is not (k, n)");
-    int n = dimOf(rhsMap.getResult(rhsRank - 1));
-    unsigned accRank = accMap.getNumResults();
-    if (n < 0 || accRank < 1 || dimOf(accMap.getResult(accRank - 1)) != n ||
-        lhsMap.getNumResults() != accRank ||
-        dimOf(lhsMap.getResult(accRank - 1)) != k)
-      return rewriter.notifyMatchFailure(op, "acc is not (p..., n) or lhs not (p..., k)");
-    for (unsigned i = 0; i + 1 < accRank; ++i)
-      if (dimOf(accMap.getResult(i)) < 0 ||
-          dimOf(accMap.getResult(i)) != dimOf(lhsMap.getResult(i)))
-        return rewriter.notifyMatchFailure(op, "lhs and acc rows differ");
-
+    int64_t kSize = tile->kSize, nSize = tile->nSize, mSize = tile->mSize;
     auto rhsType = cast<VectorType>(rhs8.getType());
-    int64_t kSize = bounds[k], nSize = bounds[n];
     if (rhsType.getRank() != 2) {
       rhsType = VectorType::get({kSize, nSize}, rhsType.getElementType());
       rhs8 = vector::ShapeCastOp::create(rewriter, op.getLoc(), rhsType, rhs8);
     }
-    int64_t mSize = accType.getNumElements() / nSize;
     if (kSize % 4 != 0 || nSize % lanes != 0)
       return rewriter.notifyMatchFailure(op, "k not a multiple of 4 or n of the lanes");
     int64_t groups = kSize / 4, chunks = nSize / lanes;
@@ -608,6 +564,59 @@ bool shiftInt8RhsForVnni(RewriterBase &rewriter, func::FuncOp fn) {
   for (linalg::LinalgOp op : ops)
     changed |= succeeded(shiftInt8Rhs(rewriter, op));
   return changed;
+}
+
+FailureOr<RegisterTile> matchRegisterTile(vector::ContractionOp op, PatternRewriter &rewriter) {
+  // Loops: one reduction k; rhs (k, n), acc (p..., n), lhs (p..., k).
+  // Other reductions of one step (the filter taps of a strided
+  // convolution's tile) may lead rhs.
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto iters = op.getIteratorTypesArray();
+  auto accType = cast<VectorType>(op.getAccType());
+  // Each loop's extent, from an operand that indexes it by itself.
+  SmallVector<int64_t> bounds(iters.size(), 1);
+  SmallVector<Type> types = {op.getLhsType(), op.getRhsType(), accType};
+  for (auto [map, type] : llvm::zip(maps, types))
+    for (auto [pos, e] : llvm::enumerate(map.getResults()))
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        bounds[d.getPosition()] = cast<VectorType>(type).getDimSize(pos);
+  int k = -1;
+  for (auto [i, it] : llvm::enumerate(iters)) {
+    if (it != vector::IteratorType::reduction || (bounds[i] == 1 && k >= 0))
+      continue;
+    if (k >= 0 && bounds[k] != 1)
+      return rewriter.notifyMatchFailure(op, "several reduction loops");
+    k = static_cast<int>(i);
+  }
+  if (k < 0)
+    return failure();
+  auto dimOf = [](AffineExpr e) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    return d ? static_cast<int>(d.getPosition()) : -1;
+  };
+  AffineMap lhsMap = maps[0], rhsMap = maps[1], accMap = maps[2];
+  unsigned rhsRank = rhsMap.getNumResults();
+  for (unsigned i = 0; i + 2 < rhsRank; ++i) {
+    int d = dimOf(rhsMap.getResult(i));
+    if (d < 0 || d == k || iters[d] != vector::IteratorType::reduction || bounds[d] != 1)
+      return rewriter.notifyMatchFailure(op, "rhs is not (unit reductions..., k, n)");
+  }
+  if (rhsRank < 2 || dimOf(rhsMap.getResult(rhsRank - 2)) != k)
+    return rewriter.notifyMatchFailure(op, "rhs is not (k, n)");
+  int n = dimOf(rhsMap.getResult(rhsRank - 1));
+  unsigned accRank = accMap.getNumResults();
+  if (n < 0 || accRank < 1 || dimOf(accMap.getResult(accRank - 1)) != n ||
+      lhsMap.getNumResults() != accRank || dimOf(lhsMap.getResult(accRank - 1)) != k)
+    return rewriter.notifyMatchFailure(op, "acc is not (p..., n) or lhs not (p..., k)");
+  for (unsigned i = 0; i + 1 < accRank; ++i)
+    if (dimOf(accMap.getResult(i)) < 0 ||
+        dimOf(accMap.getResult(i)) != dimOf(lhsMap.getResult(i)))
+      return rewriter.notifyMatchFailure(op, "lhs and acc rows differ");
+  RegisterTile tile;
+  tile.kSize = bounds[k];
+  tile.nSize = bounds[n];
+  tile.mSize = accType.getNumElements() / tile.nSize;
+  return tile;
 }
 
 void populateVnniContractionPatterns(RewritePatternSet &patterns) {
