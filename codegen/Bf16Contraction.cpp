@@ -48,19 +48,13 @@ struct ContractToBf16Dot final : OpRewritePattern<vector::ContractionOp> {
 
   LogicalResult matchAndRewrite(vector::ContractionOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getKind() != vector::CombiningKind::ADD ||
-        isa<vector::MaskOp>(op->getParentOp()))
-      return rewriter.notifyMatchFailure(op, "not a plain add contraction");
-    auto accType = dyn_cast<VectorType>(op.getAccType());
-    if (!accType || !accType.getElementType().isF32() || accType.isScalable())
-      return rewriter.notifyMatchFailure(op, "not an f32 vector accumulator");
+    FailureOr<RegisterTile> tile = matchRegisterTile(op, rewriter.getF32Type(), rewriter);
+    if (failed(tile))
+      return failure();
     Value lhs16 = bf16Source(op.getLhs()), rhs16 = bf16Source(op.getRhs());
     if (!lhs16 || !rhs16)
       return rewriter.notifyMatchFailure(op, "operands are not bf16");
 
-    FailureOr<RegisterTile> tile = matchRegisterTile(op, rewriter);
-    if (failed(tile))
-      return failure();
     int64_t kSize = tile->kSize, nSize = tile->nSize, mSize = tile->mSize;
     if (kSize % 2 != 0 || nSize % lanes != 0)
       return rewriter.notifyMatchFailure(op, "k not even or n not a multiple of the lanes");
@@ -127,7 +121,7 @@ struct ContractToBf16Dot final : OpRewritePattern<vector::ContractionOp> {
                                                       ArrayRef<int64_t>{1});
       }
     }
-    rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(op, accType, result);
+    rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(op, op.getAccType(), result);
     return success();
   }
 };

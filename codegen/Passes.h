@@ -95,7 +95,10 @@ void populateVnniContractionPatterns(mlir::RewritePatternSet &patterns);
 struct RegisterTile {
   int64_t kSize = 0, nSize = 0, mSize = 0;
 };
+/// Also checks that `op` is a plain (unmasked) add contraction into a vector
+/// of `accElement`.
 mlir::FailureOr<RegisterTile> matchRegisterTile(mlir::vector::ContractionOp op,
+                                                mlir::Type accElement,
                                                 mlir::PatternRewriter &rewriter);
 
 /// bf16 x bf16 -> f32 register tiles (k even, n in lanes of 16) as AVX512_BF16

@@ -115,12 +115,11 @@ struct ContractToVnni final : OpRewritePattern<vector::ContractionOp> {
 
   LogicalResult matchAndRewrite(vector::ContractionOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getKind() != vector::CombiningKind::ADD ||
-        isa<vector::MaskOp>(op->getParentOp()))
-      return rewriter.notifyMatchFailure(op, "not a plain add contraction");
-    auto accType = dyn_cast<VectorType>(op.getAccType());
-    if (!accType || !accType.getElementType().isInteger(32) || accType.isScalable())
-      return rewriter.notifyMatchFailure(op, "not an i32 vector accumulator");
+    FailureOr<RegisterTile> tile = matchRegisterTile(op, rewriter.getI32Type(), rewriter);
+    if (failed(tile))
+      return failure();
+    auto accType = cast<VectorType>(op.getAccType());
+    int64_t kSize = tile->kSize, nSize = tile->nSize, mSize = tile->mSize;
     Value lhs8 = signExtendedFromI8(op.getLhs());
     Value rhs8 = signExtendedFromI8(op.getRhs());
     // An unsigned right operand (shiftInt8RhsForVnni) is vpdpbusd's own
@@ -131,10 +130,6 @@ struct ContractToVnni final : OpRewritePattern<vector::ContractionOp> {
     if (!lhs8 || !rhs8)
       return rewriter.notifyMatchFailure(op, "operands are not i8 (signed x signed or unsigned)");
 
-    FailureOr<RegisterTile> tile = matchRegisterTile(op, rewriter);
-    if (failed(tile))
-      return failure();
-    int64_t kSize = tile->kSize, nSize = tile->nSize, mSize = tile->mSize;
     auto rhsType = cast<VectorType>(rhs8.getType());
     if (rhsType.getRank() != 2) {
       rhsType = VectorType::get({kSize, nSize}, rhsType.getElementType());
@@ -566,7 +561,13 @@ bool shiftInt8RhsForVnni(RewriterBase &rewriter, func::FuncOp fn) {
   return changed;
 }
 
-FailureOr<RegisterTile> matchRegisterTile(vector::ContractionOp op, PatternRewriter &rewriter) {
+FailureOr<RegisterTile> matchRegisterTile(vector::ContractionOp op, Type accElement,
+                                          PatternRewriter &rewriter) {
+  if (op.getKind() != vector::CombiningKind::ADD || isa<vector::MaskOp>(op->getParentOp()))
+    return rewriter.notifyMatchFailure(op, "not a plain add contraction");
+  auto accVector = dyn_cast<VectorType>(op.getAccType());
+  if (!accVector || accVector.getElementType() != accElement || accVector.isScalable())
+    return rewriter.notifyMatchFailure(op, "not a vector accumulator of the dot product's type");
   // Loops: one reduction k; rhs (k, n), acc (p..., n), lhs (p..., k).
   // Other reductions of one step (the filter taps of a strided
   // convolution's tile) may lead rhs.

@@ -294,6 +294,14 @@ static llvm::Error checkSupported(func::FuncOp entry, Compilation &impl) {
   return result;
 }
 
+/// True when some of `types` is a shaped type with a dynamic dim.
+static bool hasDynamicShape(TypeRange types) {
+  return llvm::any_of(types, [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return shaped && !shaped.hasStaticShape();
+  });
+}
+
 /// For each argument, then each result, of `entry`: a name per dim. Dynamic
 /// dims that the entry's ops force to be equal (the loop a linalg op maps
 /// them to, tensor.dim into tensor.empty, casts, elementwise ops) share a
@@ -407,7 +415,10 @@ static std::vector<std::vector<std::string>> dimTies(func::FuncOp entry) {
 llvm::Error Compilation::readSignature(func::FuncOp entry) {
   stats.function = entry.getSymName().str();
   FunctionType type = entry.getFunctionType();
-  std::vector<std::vector<std::string>> ties = dimTies(entry);
+  // Dim names matter only for dynamic dims (a static signature has none).
+  std::vector<std::vector<std::string>> ties;
+  if (hasDynamicShape(type.getInputs()))
+    ties = dimTies(entry);
   auto spec = [&](Type t, DictionaryAttr attrs, const llvm::Twine &what,
                   const std::vector<std::string> *tied) -> llvm::Expected<TensorSpec> {
     auto rt = dyn_cast<RankedTensorType>(t);
@@ -744,10 +755,7 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
                        "function to compile");
   }
   entryName = entry.getSymName().str();
-  bool dynamicArguments = llvm::any_of(entry.getArgumentTypes(), [](Type t) {
-    auto shaped = dyn_cast<ShapedType>(t);
-    return shaped && !shaped.hasStaticShape();
-  });
+  bool dynamicArguments = hasDynamicShape(entry.getArgumentTypes());
   if (!options.argumentShapes.empty()) {
     if (llvm::Error e = specializeArguments(entry, options.argumentShapes))
       return e;

@@ -192,30 +192,27 @@ std::unique_ptr<Prepared> prepareMatmul(const HostTensor &a, const HostTensor &b
 
 HostTensor matmul(const HostTensor &a, const HostTensor &b) { return once(prepareMatmul(a, b)); }
 
-std::unique_ptr<Prepared> prepareMatmulS8(const HostTensor &a, const HostTensor &b) {
+/// A plain 2-D matmul of `in` operands into `out`, `outType` in jitrun's terms.
+static std::unique_ptr<Prepared> prepareTypedMatmul(const HostTensor &a, const HostTensor &b,
+                                                    dt in, dt out, ElementType outType) {
   auto s = std::make_unique<Prepared::State>();
   Shape cs = {a.shape()[0], b.shape()[1]};
-  memory::desc amd = plainDesc(a.shape(), dt::s8), bmd = plainDesc(b.shape(), dt::s8),
-               cmd = plainDesc(cs, dt::s32);
+  memory::desc amd = plainDesc(a.shape(), in), bmd = plainDesc(b.shape(), in),
+               cmd = plainDesc(cs, out);
   dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd), ctx().engine);
   s->create(pd, dnnl::matmul(pd));
   s->bindInput(DNNL_ARG_SRC, amd, a);
   s->bindInput(DNNL_ARG_WEIGHTS, bmd, b);
-  s->bindOutput(cmd, ElementType::I32, cs, cmd);
+  s->bindOutput(cmd, outType, cs, cmd);
   return std::make_unique<Prepared>(std::move(s));
 }
 
+std::unique_ptr<Prepared> prepareMatmulS8(const HostTensor &a, const HostTensor &b) {
+  return prepareTypedMatmul(a, b, dt::s8, dt::s32, ElementType::I32);
+}
+
 std::unique_ptr<Prepared> prepareMatmulBf16(const HostTensor &a, const HostTensor &b) {
-  auto s = std::make_unique<Prepared::State>();
-  Shape cs = {a.shape()[0], b.shape()[1]};
-  memory::desc amd = plainDesc(a.shape(), dt::bf16), bmd = plainDesc(b.shape(), dt::bf16),
-               cmd = plainDesc(cs, dt::f32);
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd), ctx().engine);
-  s->create(pd, dnnl::matmul(pd));
-  s->bindInput(DNNL_ARG_SRC, amd, a);
-  s->bindInput(DNNL_ARG_WEIGHTS, bmd, b);
-  s->bindOutput(cmd, ElementType::F32, cs, cmd);
-  return std::make_unique<Prepared>(std::move(s));
+  return prepareTypedMatmul(a, b, dt::bf16, dt::f32, ElementType::F32);
 }
 
 HostTensor matmulBf16(const HostTensor &a, const HostTensor &b) {

@@ -72,24 +72,15 @@ std::string matmulModule(int64_t m, int64_t n, int64_t k) {
          b + ") outs(%init : " + c + ") -> " + c + "\n  return %r : " + c + "\n}\n";
 }
 
-/// i8 A * i8 B accumulated in i32 (the int8 matmul of quantized models).
-std::string int8MatmulModule(int64_t m, int64_t n, int64_t k) {
-  std::string a = tensorType({m, k}, "i8"), b = tensorType({k, n}, "i8"),
-              c = tensorType({m, n}, "i32");
+/// A matmul of `in` operands accumulated in `acc` from `zero`: i8 into i32
+/// (the int8 matmul of quantized models), bf16 into f32 (products widened).
+std::string typedMatmulModule(int64_t m, int64_t n, int64_t k, const std::string &in,
+                              const std::string &acc, const std::string &zero) {
+  std::string a = tensorType({m, k}, in.c_str()), b = tensorType({k, n}, in.c_str()),
+              c = tensorType({m, n}, acc.c_str());
   return "func.func @main(%a: " + a + ", %b: " + b + ") -> " + c + " {\n" +
-         "  %zero = arith.constant 0 : i32\n  %e = tensor.empty() : " + c +
-         "\n  %init = linalg.fill ins(%zero : i32) outs(%e : " + c + ") -> " + c +
-         "\n  %r = linalg.matmul ins(%a, %b : " + a + ", " + b + ") outs(%init : " + c +
-         ") -> " + c + "\n  return %r : " + c + "\n}\n";
-}
-
-/// bf16 x bf16 -> f32 (the products widened, summed in f32).
-std::string bf16MatmulModule(int64_t m, int64_t n, int64_t k) {
-  std::string a = tensorType({m, k}, "bf16"), b = tensorType({k, n}, "bf16"),
-              c = tensorType({m, n});
-  return "func.func @main(%a: " + a + ", %b: " + b + ") -> " + c + " {\n" +
-         "  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " + c +
-         "\n  %init = linalg.fill ins(%zero : f32) outs(%e : " + c + ") -> " + c +
+         "  %zero = arith.constant " + zero + " : " + acc + "\n  %e = tensor.empty() : " + c +
+         "\n  %init = linalg.fill ins(%zero : " + acc + ") outs(%e : " + c + ") -> " + c +
          "\n  %r = linalg.matmul ins(%a, %b : " + a + ", " + b + ") outs(%init : " + c +
          ") -> " + c + "\n  return %r : " + c + "\n}\n";
 }
@@ -352,39 +343,30 @@ CaseFactory depthwiseCase(int64_t h, int64_t wd, int64_t ch, int64_t kh, int64_t
 }
 
 /// int8 (i8 x i8 -> i32) matmul and convolutions; exact results expected.
-CaseFactory int8MatmulCase(int64_t m, int64_t n, int64_t k) {
-  std::string name = "int8_matmul_" + std::to_string(m) + "x" + std::to_string(n) + "x" +
+/// A matmul of `kind` ("int8": i8 x i8 -> i32, exact; "bf16": bf16 x bf16
+/// -> f32, against oneDNN's bf16 primitive and, in the same table, the f32
+/// rows: AVX512_BF16 doubles the multiply-add rate).
+CaseFactory typedMatmulCase(const std::string &kind, int64_t m, int64_t n, int64_t k) {
+  std::string name = kind + "_matmul_" + std::to_string(m) + "x" + std::to_string(n) + "x" +
                      std::to_string(k);
   return {name, [=] {
+            bool int8 = kind == "int8";
             Case c;
             c.name = name;
-            c.integer = true;
+            c.integer = int8;
             c.work = 2.0 * m * n * k;
-            c.mlir = int8MatmulModule(m, n, k);
-            c.inputs.push_back(randomInt8Tensor({m, k}, 1));
-            c.inputs.push_back(randomInt8Tensor({k, n}, 2));
-            c.ref = onednn::prepareMatmulS8(c.inputs[0], c.inputs[1]);
+            c.reduction = static_cast<double>(k);
+            c.mlir = int8 ? typedMatmulModule(m, n, k, "i8", "i32", "0")
+                          : typedMatmulModule(m, n, k, "bf16", "f32", "0.0");
+            for (auto [shape, seed] : {std::pair<Shape, uint32_t>{{m, k}, 1}, {{k, n}, 2}})
+              c.inputs.push_back(int8 ? randomInt8Tensor(shape, seed)
+                                      : randomBf16Tensor(shape, seed));
+            c.ref = int8 ? onednn::prepareMatmulS8(c.inputs[0], c.inputs[1])
+                         : onednn::prepareMatmulBf16(c.inputs[0], c.inputs[1]);
             return c;
           }};
 }
 
-/// bf16 x bf16 -> f32 matmul, against oneDNN's bf16 primitive (and, in the
-/// same table, the f32 rows: AVX512_BF16 doubles the multiply-add rate).
-CaseFactory bf16MatmulCase(int64_t m, int64_t n, int64_t k) {
-  std::string name = "bf16_matmul_" + std::to_string(m) + "x" + std::to_string(n) + "x" +
-                     std::to_string(k);
-  return {name, [=] {
-            Case c;
-            c.name = name;
-            c.work = 2.0 * m * n * k;
-            c.reduction = static_cast<double>(k);
-            c.mlir = bf16MatmulModule(m, n, k);
-            c.inputs.push_back(randomBf16Tensor({m, k}, 1));
-            c.inputs.push_back(randomBf16Tensor({k, n}, 2));
-            c.ref = onednn::prepareMatmulBf16(c.inputs[0], c.inputs[1]);
-            return c;
-          }};
-}
 
 CaseFactory int8ConvCase(int64_t oh, int64_t ow, int64_t ch, int64_t f, int64_t kh) {
   std::string name = "int8_conv_nhwc_" + std::to_string(kh) + "x" + std::to_string(kh) +
@@ -443,9 +425,9 @@ std::vector<CaseFactory> allCases() {
       depthwiseCase(112, 112, 32, 3, 1),
       fusedMatmulCase(384, 768, 768),
       elementwiseChainCase(4096, 4096),
-      int8MatmulCase(384, 768, 768),
-      bf16MatmulCase(384, 768, 768),
-      bf16MatmulCase(64, 128, 96),
+      typedMatmulCase("int8", 384, 768, 768),
+      typedMatmulCase("bf16", 384, 768, 768),
+      typedMatmulCase("bf16", 64, 128, 96),
       int8ConvCase(56, 56, 64, 64, 3),
       int8ConvCase(56, 56, 64, 256, 1),
   };
