@@ -68,23 +68,6 @@ static Value bf16Constant(OpBuilder &b, Location loc, arith::ConstantOp cst) {
       b, loc, newType, DenseResourceElementsAttr::get(newType, "bf16_weights", std::move(blob)));
 }
 
-/// `v` (f32) rounded to bf16 by an elementwise generic.
-static Value truncToBf16(OpBuilder &b, Location loc, Value v) {
-  auto type = cast<RankedTensorType>(v.getType());
-  auto bf16Type = RankedTensorType::get(type.getShape(), b.getBF16Type());
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), b.getBF16Type());
-  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
-  auto g = linalg::GenericOp::create(
-      b, loc, TypeRange{bf16Type}, ValueRange{v}, ValueRange{empty},
-      ArrayRef<AffineMap>{id, id},
-      SmallVector<utils::IteratorType>(type.getRank(), utils::IteratorType::parallel),
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        Value t = arith::TruncFOp::create(nb, nl, nb.getBF16Type(), args[0]);
-        linalg::YieldOp::create(nb, nl, t);
-      });
-  return g.getResult(0);
-}
-
 /// True when `v` reaches a tensor.expand_shape, directly or through
 /// elementwise ops.
 static bool feedsReshape(Value v) {
@@ -131,7 +114,7 @@ struct Bf16WeightsPass final : public impl::Bf16WeightsPassBase<Bf16WeightsPass>
       Value weights = bf16Constant(b, op.getLoc(), cst);
       if (!weights)
         continue;
-      Value acts = truncToBf16(b, op.getLoc(), lhs);
+      Value acts = castElementwise(b, op.getLoc(), lhs, b.getBF16Type());
       // A named op's body is built for its operand types: built anew, it
       // widens the bf16 operands to f32 before multiplying.
       Operation *replacement =

@@ -63,6 +63,11 @@ void populateGeneralizeElementwisePatterns(mlir::RewritePatternSet &patterns);
 /// int or float elements); none for a splat or an unloaded resource.
 std::optional<llvm::ArrayRef<char>> constantBytes(mlir::Attribute value);
 
+/// `v` (a float tensor) converted to `element` by an elementwise generic
+/// (arith.extf or arith.truncf), of `v`'s shape.
+mlir::Value castElementwise(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                            mlir::Type element);
+
 /// True when `init` is a linalg.fill of a tensor.empty (the usual accumulator).
 bool isFreshFill(mlir::Value init);
 

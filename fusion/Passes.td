@@ -100,6 +100,20 @@ def Bf16WeightsPass : Pass<"jitrun-fusion-bf16-weights", "func::FuncOp"> {
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect", "mlir::arith::ArithDialect"];
 }
 
+def AccumulateInF32Pass : Pass<"jitrun-fusion-accumulate-in-f32", "func::FuncOp"> {
+  let summary = "f16 and bf16 matmuls and convolutions accumulate in f32";
+  let description = [{
+    A contraction or convolution (mul-add body) with an f16 or bf16
+    accumulator gets an f32 one (a fill becomes an f32 fill, other inits are
+    widened) and its result is rounded back once by an elementwise generic,
+    as PyTorch and oneDNN compute them. Its f16 operands are widened to f32
+    (constants at compile time, others by an elementwise generic for fusion
+    to place), so that it runs as an f32 contraction; bf16 operands stay
+    bf16 (vdpbf16ps on AVX512_BF16).
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect", "mlir::arith::ArithDialect"];
+}
+
 def DecomposeHostOpsPass : Pass<"jitrun-fusion-decompose-host-ops", "func::FuncOp"> {
   let summary = "Rewrite tensor.pad and tensor.concat as fills and slice copies";
   let description = [{

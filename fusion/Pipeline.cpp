@@ -43,6 +43,9 @@ void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
   //    reshape propagation, and fusion again on what the reshapes hid.
   //    A reduction of a reduction with the same combiner is one reduction
   //    first (TOSA's mean over an image).
+  //    f16 and bf16 contractions accumulate in f32 first (all modes: the
+  //    reference path computes what the fused program computes).
+  pm.addNestedPass<func::FuncOp>(createAccumulateInF32Pass());
   if (options.bf16Weights)
     pm.addNestedPass<func::FuncOp>(createBf16WeightsPass());
   if (options.mode != FusionMode::None) {

@@ -219,6 +219,15 @@ HostTensor matmulBf16(const HostTensor &a, const HostTensor &b) {
   return once(prepareMatmulBf16(a, b));
 }
 
+/// oneDNN's data type of a float ElementType.
+static dt floatDt(ElementType t) {
+  return t == ElementType::BF16 ? dt::bf16 : t == ElementType::F16 ? dt::f16 : dt::f32;
+}
+
+HostTensor matmulTyped(const HostTensor &a, const HostTensor &b, ElementType out) {
+  return once(prepareTypedMatmul(a, b, floatDt(a.elementType()), floatDt(out), out));
+}
+
 HostTensor matmulS8(const HostTensor &a, const HostTensor &b) {
   return once(prepareMatmulS8(a, b));
 }
@@ -244,6 +253,21 @@ std::unique_ptr<Prepared> prepareConv2d(const HostTensor &input, const HostTenso
 HostTensor conv2d(const HostTensor &input, const HostTensor &filter, ConvLayout layout,
                   const Window2D &w) {
   return once(prepareConv2d(input, filter, layout, w));
+}
+
+HostTensor conv2dTyped(const HostTensor &input, const HostTensor &filter, const Window2D &w,
+                       ElementType out) {
+  const Shape &is = input.shape(), &fs = filter.shape();
+  int64_t n = is[0], h = is[1], wd = is[2], c = is[3];
+  int64_t kh = fs[0], kw = fs[1], f = fs[3];
+  int64_t oh = outSize(h, kh, w.strideH, w.dilationH, w.padTop, w.padBottom);
+  int64_t ow = outSize(wd, kw, w.strideW, w.dilationW, w.padLeft, w.padRight);
+  dt in = floatDt(input.elementType());
+  memory::desc userSrc({n, c, h, wd}, in, tag::nhwc);
+  memory::desc userW({f, c, kh, kw}, in, tag::hwio);
+  memory::desc userDst({n, f, oh, ow}, floatDt(out), tag::nhwc);
+  return once(convolution(input, filter, userSrc, userW, userDst, out, {n, oh, ow, f}, w,
+                          Activations::Preferred));
 }
 
 std::unique_ptr<Prepared> prepareConv2dS8(const HostTensor &input, const HostTensor &filter,

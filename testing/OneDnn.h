@@ -75,6 +75,9 @@ std::unique_ptr<Prepared> prepareMatmulS8(const HostTensor &a, const HostTensor 
 std::unique_ptr<Prepared> prepareMatmulBf16(const HostTensor &a, const HostTensor &b);
 HostTensor matmulBf16(const HostTensor &a, const HostTensor &b);
 HostTensor matmulS8(const HostTensor &a, const HostTensor &b);
+/// A plain 2-D matmul of a and b (both bf16, f16 or f32) into `out` (bf16,
+/// f16 or f32), accumulated in f32 by oneDNN.
+HostTensor matmulTyped(const HostTensor &a, const HostTensor &b, ElementType out);
 
 /// Data layouts of a 2-D convolution, as the linalg named ops spell them.
 enum class ConvLayout { NHWC_HWCF, NCHW_FCHW };
@@ -96,6 +99,10 @@ std::unique_ptr<Prepared> prepareConv2d(const HostTensor &input, const HostTenso
                                         Activations activations = Activations::Preferred);
 HostTensor conv2d(const HostTensor &input, const HostTensor &filter, ConvLayout layout,
                   const Window2D &w);
+/// An NHWC x HWCF convolution of `input` and `filter` (both bf16, f16 or
+/// f32) into `out` (bf16, f16 or f32), accumulated in f32 by oneDNN.
+HostTensor conv2dTyped(const HostTensor &input, const HostTensor &filter, const Window2D &w,
+                       ElementType out);
 
 /// The int8 convolution: s8 NHWC input x s8 HWCF filter -> s32 NHWC, exact
 /// (oneDNN picks its own weight layout and compensation for the s8 input).

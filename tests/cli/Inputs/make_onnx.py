@@ -59,6 +59,30 @@ elif kind in ("external", "external_escape"):
                 e.value = "../weights.bin"
         onnx.save(m, out)
     raise SystemExit(0)
+elif kind == "half_cnn":
+    # An f16 model (Conv + bias, Relu, MatMul), its input beside it
+    # (OUT.x.npy) and what an f16 model computes (OUT.y.npy): each op's
+    # products summed in f32 (NumPy, on the exact f16 values) and rounded to
+    # f16 once, as PyTorch and oneDNN compute f16 ops.
+    rng = np.random.default_rng(1)
+    w = (rng.standard_normal((16, 8, 3, 3)) * 0.2).astype(np.float16)
+    b = (rng.standard_normal(16) * 0.1).astype(np.float16)
+    mm = (rng.standard_normal((16 * 6 * 6, 10)) * 0.05).astype(np.float16)
+    x = rng.standard_normal((1, 8, 8, 8)).astype(np.float16)
+    half = lambda name, shape: helper.make_tensor_value_info(name, TensorProto.FLOAT16, shape)
+    m = model([
+        helper.make_node("Conv", ["x", "w", "b"], ["c"]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("Flatten", ["r"], ["f"]),
+        helper.make_node("MatMul", ["f", "mm"], ["y"]),
+    ], [half("x", [1, 8, 8, 8])], [half("y", [1, 10])],
+        [numpy_helper.from_array(a, n) for a, n in ((w, "w"), (b, "b"), (mm, "mm"))])
+    windows = np.lib.stride_tricks.sliding_window_view(x.astype(np.float32)[0], (3, 3), (1, 2))
+    c = np.einsum("ihwkl,oikl->ohw", windows, w.astype(np.float32))
+    c = (c + b.astype(np.float32)[:, None, None]).astype(np.float16)
+    r = np.maximum(c, 0).reshape(1, -1).astype(np.float32)
+    np.save(out + ".x.npy", x)
+    np.save(out + ".y.npy", (r @ mm.astype(np.float32)).astype(np.float16))
 else:
     raise SystemExit("unknown kind " + kind)
 onnx.save(m, out)

@@ -1,0 +1,227 @@
+//===- NarrowFloatTest.cpp - bf16 and f16 contractions vs oneDNN ----------===//
+//
+// Matmuls and convolutions on bf16 and f16 tensors against oneDNN's
+// primitives on the same values. jitrun accumulates them in f32 and rounds
+// the result once (as oneDNN and PyTorch do), whatever the program's
+// accumulator type: a bf16 or f16 result is within one unit in its last
+// place of oneDNN's (the f32 sums differ by summation order only); an f32
+// result within summation-order rounding. On an AVX512_BF16 host bf16
+// register tiles are vdpbf16ps dot products (k or input channels in pairs);
+// with --force-avx2 they multiply widened values; f16 operands are widened
+// to f32 (F16C). Odd K, columns no register fills and ragged rows take the
+// edge paths.
+//
+// NumPy has no bf16, so jitrun is given the narrow values as f32 (exactly)
+// and the module rounds them to the narrow type first (exact), and widens a
+// narrow result back to f32 (exact), as a model that stores its weights and
+// activations in bf16 or f16 would compute. oneDNN 2.6 has f16 primitives
+// only on AVX512-FP16 hosts: elsewhere the expected values are oneDNN's f32
+// primitive on the same (exact) values, rounded to f16 once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Harness.h"
+#include "testing/OneDnn.h"
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+using namespace jitrun;
+using namespace jitrun::e2e;
+namespace onednn = jitrun::testing::onednn;
+
+namespace {
+
+const char *typeName(ElementType t) {
+  return t == ElementType::BF16 ? "bf16" : t == ElementType::F16 ? "f16" : "f32";
+}
+
+std::string typedTensor(const std::vector<int64_t> &s, ElementType t) {
+  return "tensor<" + shapeString(s) + "x" + typeName(t) + ">";
+}
+
+/// `t` (f32) rounded to `type` (nearest even), or (bf16, f16) widened to f32.
+HostTensor converted(const HostTensor &t, ElementType type) {
+  HostTensor r(type, t.shape());
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    float v = static_cast<float>(t.getAsDouble(i));
+    if (type == ElementType::F32)
+      r.dataAs<float>()[i] = v;
+    else
+      r.dataAs<uint16_t>()[i] =
+          type == ElementType::BF16 ? floatToBFloat16(v) : floatToHalf(v);
+  }
+  return r;
+}
+
+/// Seeded values in [-1, 1] of `type`: the narrow tensor, and `exact` the
+/// same values as f32.
+HostTensor randomNarrow(const std::vector<int64_t> &shape, uint64_t seed, ElementType type,
+                        HostTensor &exact) {
+  HostTensor t = converted(randomTensor(shape, seed), type);
+  exact = converted(t, ElementType::F32);
+  return t;
+}
+
+/// `%name` = `%value` converted elementwise from `from` to `to`.
+std::string castValue(const std::string &name, const std::string &value,
+                      const std::vector<int64_t> &shape, ElementType from, ElementType to) {
+  std::string dims, ids, iters;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    dims += (i ? ", d" : "d") + std::to_string(i);
+    iters += i ? ", \"parallel\"" : "\"parallel\"";
+  }
+  std::string map = "affine_map<(" + dims + ") -> (" + dims + ")>";
+  std::string ft = typedTensor(shape, from), tt = typedTensor(shape, to);
+  const char *op = to == ElementType::F32 ? "arith.extf" : "arith.truncf";
+  return "  %" + name + "e = tensor.empty() : " + tt + "\n  %" + name +
+         " = linalg.generic {indexing_maps = [" + map + ", " + map + "], iterator_types = [" +
+         iters + "]} ins(%" + value + " : " + ft + ") outs(%" + name + "e : " + tt + ") {\n" +
+         "  ^bb0(%x: " + typeName(from) + ", %o: " + typeName(to) + "):\n    %t = " + op +
+         " %x : " + typeName(from) + " to " + typeName(to) + "\n    linalg.yield %t : " +
+         typeName(to) + "\n  } -> " + tt + "\n";
+}
+
+/// A module of one contraction `opText` (its result %r) on a, b of `in`
+/// into a zero-filled `acc` of `outShape`, inputs and result as f32.
+std::string contractionModule(const std::vector<int64_t> &aShape,
+                              const std::vector<int64_t> &bShape,
+                              const std::vector<int64_t> &outShape, ElementType in,
+                              ElementType acc, const std::string &opText) {
+  std::string at = typedTensor(aShape, in), bt = typedTensor(bShape, in),
+              ct = typedTensor(outShape, acc), rt = tensorType(outShape);
+  std::ostringstream os;
+  os << "func.func @main(%af: " << tensorType(aShape) << ", %bf: " << tensorType(bShape)
+     << ") -> " << rt << " {\n"
+     << castValue("a", "af", aShape, ElementType::F32, in)
+     << castValue("b", "bf", bShape, ElementType::F32, in)
+     << "  %zero = arith.constant 0.0 : " << typeName(acc) << "\n"
+     << "  %empty = tensor.empty() : " << ct << "\n"
+     << "  %init = linalg.fill ins(%zero : " << typeName(acc) << ") outs(%empty : " << ct
+     << ") -> " << ct << "\n"
+     << "  %r = " << opText << " ins(%a, %b : " << at << ", " << bt << ") outs(%init : " << ct
+     << ") -> " << ct << "\n";
+  if (acc == ElementType::F32)
+    os << "  return %r : " << rt << "\n}\n";
+  else
+    os << castValue("w", "r", outShape, acc, ElementType::F32) << "  return %w : " << rt
+       << "\n}\n";
+  return os.str();
+}
+
+/// oneDNN's result of `typed` (the primitive on narrow values into `out`),
+/// widened to f32; where oneDNN has no f16 primitive, `f32` (the f32
+/// primitive on the same values) rounded to `out` once.
+template <typename Typed, typename F32>
+HostTensor expectedResult(ElementType in, ElementType out, Typed typed, F32 f32) {
+  if (in != ElementType::F16)
+    return converted(typed(), ElementType::F32);
+  try {
+    return converted(typed(), ElementType::F32);
+  } catch (const std::exception &) {
+    return converted(converted(f32(), out), ElementType::F32);
+  }
+}
+
+void runBoth(const std::string &what, const std::string &module, const HostTensor &af,
+             const HostTensor &bf, const HostTensor &expected, ElementType acc, int threads) {
+  // One unit in the last place of the result's type, and summation order.
+  double rtol = acc == ElementType::BF16 ? 1.01 / 128 : acc == ElementType::F16 ? 1.01 / 1024
+                                                                                : 1e-4;
+  for (bool avx2 : {false, true}) {
+    std::string name = what + (avx2 ? " avx2" : "") + " threads=" + std::to_string(threads);
+    INFO(name);
+    TempDir dir(name);
+    JitrunRun run;
+    run.caseName = name;
+    run.module = module;
+    run.inputs = {&af, &bf};
+    run.resultShape = expected.shape();
+    run.resultType = ElementType::F32;
+    run.threads = threads;
+    if (avx2)
+      run.extraFlags.push_back("--force-avx2");
+    HostTensor actual = runJitrun(run, dir);
+    checkClose(actual, expected, 1e-4, rtol, name, dir);
+  }
+}
+
+void checkMatmul(int64_t m, int64_t n, int64_t k, ElementType in, ElementType acc,
+                 int threads) {
+  std::string what = std::string(typeName(in)) + " -> " + typeName(acc) + " matmul " +
+                     std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  uint64_t seed = hashString(what);
+  HostTensor af, bf;
+  HostTensor a = randomNarrow({m, k}, seed, in, af), b = randomNarrow({k, n}, seed + 1, in, bf);
+  std::string module = contractionModule({m, k}, {k, n}, {m, n}, in, acc, "linalg.matmul");
+  HostTensor expected = expectedResult(
+      in, acc, [&] { return onednn::matmulTyped(a, b, acc); },
+      [&] { return onednn::matmul(af, bf); });
+  runBoth(what, module, af, bf, expected, acc, threads);
+}
+
+/// A 3x3 (or kh x kw) NHWC convolution, stride 1, no padding.
+void checkConv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t kh, int64_t kw,
+               ElementType in, ElementType acc, int threads) {
+  std::string what = std::string(typeName(in)) + " -> " + typeName(acc) + " conv " +
+                     std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c) +
+                     "->" + std::to_string(f) + " " + std::to_string(kh) + "x" +
+                     std::to_string(kw);
+  uint64_t seed = hashString(what);
+  HostTensor xf, wf;
+  HostTensor x = randomNarrow({1, h, w, c}, seed, in, xf),
+             filter = randomNarrow({kh, kw, c, f}, seed + 1, in, wf);
+  std::vector<int64_t> out = {1, h - kh + 1, w - kw + 1, f};
+  std::string module = contractionModule(
+      {1, h, w, c}, {kh, kw, c, f}, out, in, acc,
+      "linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : "
+      "tensor<2xi64>}");
+  onednn::Window2D window;
+  HostTensor expected = expectedResult(
+      in, acc, [&] { return onednn::conv2dTyped(x, filter, window, acc); },
+      [&] { return onednn::conv2d(xf, wf, onednn::ConvLayout::NHWC_HWCF, window); });
+  runBoth(what, module, xf, wf, expected, acc, threads);
+}
+
+constexpr ElementType BF16 = ElementType::BF16, F16 = ElementType::F16, F32 = ElementType::F32;
+
+} // namespace
+
+TEST_CASE("bf16 matmul 64x128x96", "[bf16]") {
+  checkMatmul(64, 128, 96, BF16, F32, GENERATE(1, 2));
+}
+
+TEST_CASE("bf16 matmul 384x768x768", "[bf16]") { checkMatmul(384, 768, 768, BF16, F32, 2); }
+
+TEST_CASE("bf16 matmul 33x40x63 (ragged rows, columns not in 16s, odd k)", "[bf16]") {
+  checkMatmul(33, 40, 63, BF16, F32, 2);
+}
+
+TEST_CASE("bf16 matmul 7x1000x256 (few rows, a classifier)", "[bf16]") {
+  checkMatmul(7, 1000, 256, BF16, F32, 2);
+}
+
+TEST_CASE("bf16 matmul into bf16 (an all-bf16 model)", "[bf16]") {
+  checkMatmul(64, 128, 96, BF16, BF16, 1);
+  checkMatmul(33, 40, 63, BF16, BF16, 2);
+}
+
+TEST_CASE("bf16 convolution 3x3", "[bf16]") {
+  checkConv(18, 20, 64, 64, 3, 3, BF16, F32, 2);
+  checkConv(17, 13, 32, 48, 3, 3, BF16, BF16, 1);
+  checkConv(9, 9, 7, 16, 1, 7, BF16, BF16, 2); // odd input channels: one at a time
+}
+
+TEST_CASE("f16 matmul into f16 (an all-f16 model)", "[f16]") {
+  checkMatmul(64, 128, 96, F16, F16, GENERATE(1, 2));
+  checkMatmul(33, 40, 63, F16, F16, 2);
+  checkMatmul(7, 1000, 256, F16, F16, 2);
+}
+
+TEST_CASE("f16 matmul into f32", "[f16]") { checkMatmul(64, 128, 96, F16, F32, 2); }
+
+TEST_CASE("f16 convolution", "[f16]") {
+  checkConv(18, 20, 64, 64, 3, 3, F16, F16, 2);
+  checkConv(9, 9, 7, 16, 1, 7, F16, F16, 1);
+}
