@@ -633,6 +633,39 @@ struct SinkTransposeBackToNchw : public OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// Moves transposes back to NCHW below a concatenation of their results
+/// along the channels: the branches of an Inception block are concatenated
+/// in NHWC (along the last dim) and the one transpose back to NCHW meets
+/// the next convolutions' and poolings' transposes to NHWC, which fold
+/// away. Otherwise every branch went back to NCHW to be concatenated, and
+/// the block after it pooled in NCHW, lanes along 35- and 17-pixel rows.
+struct SinkTransposeBackThroughConcat : public OpRewritePattern<tensor::ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ConcatOp op, PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type || type.getRank() != 4 || op.getDim() != 1 || !type.hasStaticShape())
+      return failure();
+    SmallVector<Value> nhwc;
+    for (Value in : op.getInputs()) {
+      Operation *def = in.getDefiningOp();
+      auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(def);
+      if (!linalgOp || !def->hasAttr(kBackToNchwAttrName) || linalgOp.getNumDpsInputs() != 1)
+        return rewriter.notifyMatchFailure(op, "an input does not come back from NHWC");
+      Value source = linalgOp.getDpsInputOperand(0)->get();
+      auto nchwType = cast<RankedTensorType>(in.getType());
+      auto sourceType = dyn_cast<RankedTensorType>(source.getType());
+      SmallVector<int64_t> expected = {nchwType.getDimSize(0), nchwType.getDimSize(2),
+                                       nchwType.getDimSize(3), nchwType.getDimSize(1)};
+      if (!sourceType || sourceType.getShape() != ArrayRef<int64_t>(expected))
+        return rewriter.notifyMatchFailure(op, "an input is not an NHWC image transposed");
+      nhwc.push_back(source);
+    }
+    Value concat = tensor::ConcatOp::create(rewriter, op.getLoc(), /*dim=*/3, nhwc);
+    rewriter.replaceOp(op, backToNchw(rewriter, op.getLoc(), concat));
+    return success();
+  }
+};
+
 struct ConvolutionLayoutsPass final
     : public impl::ConvolutionLayoutsPassBase<ConvolutionLayoutsPass> {
   using Base::Base;
@@ -648,7 +681,8 @@ struct ConvolutionLayoutsPass final
       patterns.add<Conv1x1NchwToMatmul>(&getContext());
     patterns.add<ConvNchwToNhwc>(&getContext(), nhwc);
     patterns.add<DepthwiseNchwToNhwc,
-                 FoldInverseTransposes, SinkTransposeBackToNchw, UnitDimTransposeToReshape,
+                 FoldInverseTransposes, SinkTransposeBackToNchw, SinkTransposeBackThroughConcat,
+                 UnitDimTransposeToReshape,
                  DropPaddingOnlyTaps,
                  PoolingNchwToNhwc<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>,
                  PoolingNchwToNhwc<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>>(

@@ -25,6 +25,9 @@
 // RUN: %jitrun %s --function=depthwise --input=1x24x13x11xf32 --input=24x3x3xf32 --expected_output=@%t.dw.npy | FileCheck %s --check-prefix=VALUES
 // RUN: %jitrun %s --function=one_channel --input=1x1x12x12xf32 --input=8x1x3x3xf32 --reference --output=@%t.one.npy
 // RUN: %jitrun %s --function=one_channel --input=1x1x12x12xf32 --input=8x1x3x3xf32 --expected_output=@%t.one.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %jitrun %s --function=concat_pool --input=1x8x9x7xf32 --input=16x8x1x1xf32 --input=8x8x3x3xf32 --reference --output=@%t.cat.npy
+// RUN: %jitrun %s --function=concat_pool --input=1x8x9x7xf32 --input=16x8x1x1xf32 --input=8x8x3x3xf32 --threads=2 --expected_output=@%t.cat.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %jitrun %s --function=concat_pool --input=1x8x9x7xf32 --input=16x8x1x1xf32 --input=8x8x3x3xf32 --force-avx2 --expected_output=@%t.cat.npy | FileCheck %s --check-prefix=VALUES
 // VALUES: result[0]: matches the expected output
 
 // The bias and relu run in NHWC, the bias read along the channels.
@@ -120,4 +123,31 @@ func.func @one_channel(%x: tensor<1x1x12x12xf32>, %w: tensor<8x1x3x3xf32>) -> te
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
        ins(%x, %w : tensor<1x1x12x12xf32>, tensor<8x1x3x3xf32>) outs(%f : tensor<1x8x10x10xf32>) -> tensor<1x8x10x10xf32>
   return %c : tensor<1x8x10x10xf32>
+}
+
+func.func @concat_pool(%x: tensor<1x8x9x7xf32>, %w1: tensor<16x8x1x1xf32>, %w2: tensor<8x8x3x3xf32>) -> tensor<1x24x9x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<1x16x9x7xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x16x9x7xf32>) -> tensor<1x16x9x7xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w1 : tensor<1x8x9x7xf32>, tensor<16x8x1x1xf32>) outs(%f1 : tensor<1x16x9x7xf32>) -> tensor<1x16x9x7xf32>
+  %xp = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x9x7xf32> to tensor<1x8x11x9xf32>
+  %e2 = tensor.empty() : tensor<1x8x9x7xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x8x9x7xf32>) -> tensor<1x8x9x7xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%xp, %w2 : tensor<1x8x11x9xf32>, tensor<8x8x3x3xf32>) outs(%f2 : tensor<1x8x9x7xf32>) -> tensor<1x8x9x7xf32>
+  %cat = tensor.concat dim(1) %c1, %c2 : (tensor<1x16x9x7xf32>, tensor<1x8x9x7xf32>) -> tensor<1x24x9x7xf32>
+  %cp = tensor.pad %cat low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x24x9x7xf32> to tensor<1x24x11x9xf32>
+  %pe = tensor.empty() : tensor<1x24x9x7xf32>
+  %pf = linalg.fill ins(%zero : f32) outs(%pe : tensor<1x24x9x7xf32>) -> tensor<1x24x9x7xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %p = linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%cp, %win : tensor<1x24x11x9xf32>, tensor<3x3xf32>) outs(%pf : tensor<1x24x9x7xf32>) -> tensor<1x24x9x7xf32>
+  return %p : tensor<1x24x9x7xf32>
 }

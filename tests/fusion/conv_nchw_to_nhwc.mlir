@@ -147,3 +147,43 @@ func.func @one_channel(%x: tensor<1x1x12x12xf32>, %w: tensor<8x1x3x3xf32>) -> te
        ins(%x, %w : tensor<1x1x12x12xf32>, tensor<8x1x3x3xf32>) outs(%f : tensor<1x8x10x10xf32>) -> tensor<1x8x10x10xf32>
   return %c : tensor<1x8x10x10xf32>
 }
+
+// An Inception block: branches concatenated along the channels. Their
+// transposes back to NCHW sink below the concatenation, which concatenates
+// in NHWC along the last dim; the average pooling of the concatenation
+// (through its zero pad) then pools in NHWC, and only its result goes back.
+// LAYOUT-LABEL: func.func @concat_pool(
+// LAYOUT:         %[[C1:.+]] = linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x9x7x16xf32>
+// LAYOUT:         %[[C2:.+]] = linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x9x7x8xf32>
+// LAYOUT:         %[[CAT:.+]] = tensor.concat dim(3) %[[C1]], %[[C2]] : (tensor<1x9x7x16xf32>, tensor<1x9x7x8xf32>) -> tensor<1x9x7x24xf32>
+// LAYOUT:         %[[CP:.+]] = tensor.pad %[[CAT]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// LAYOUT:         %[[P:.+]] = linalg.pooling_nhwc_sum {{.*}}ins(%[[CP]], %{{.*}} : tensor<1x11x9x24xf32>, tensor<3x3xf32>)
+// LAYOUT:         %[[BACK:.+]] = linalg.transpose ins(%[[P]] : tensor<1x9x7x24xf32>) outs(%{{.*}} : tensor<1x24x9x7xf32>) permutation = [0, 3, 1, 2] {jitrun.back_to_nchw}
+// LAYOUT:         return %[[BACK]]
+// LAYOUT-NOT:     linalg.pooling_nchw_sum
+func.func @concat_pool(%x: tensor<1x8x9x7xf32>, %w1: tensor<16x8x1x1xf32>, %w2: tensor<8x8x3x3xf32>) -> tensor<1x24x9x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<1x16x9x7xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x16x9x7xf32>) -> tensor<1x16x9x7xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w1 : tensor<1x8x9x7xf32>, tensor<16x8x1x1xf32>) outs(%f1 : tensor<1x16x9x7xf32>) -> tensor<1x16x9x7xf32>
+  %xp = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x9x7xf32> to tensor<1x8x11x9xf32>
+  %e2 = tensor.empty() : tensor<1x8x9x7xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x8x9x7xf32>) -> tensor<1x8x9x7xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%xp, %w2 : tensor<1x8x11x9xf32>, tensor<8x8x3x3xf32>) outs(%f2 : tensor<1x8x9x7xf32>) -> tensor<1x8x9x7xf32>
+  %cat = tensor.concat dim(1) %c1, %c2 : (tensor<1x16x9x7xf32>, tensor<1x8x9x7xf32>) -> tensor<1x24x9x7xf32>
+  %cp = tensor.pad %cat low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x24x9x7xf32> to tensor<1x24x11x9xf32>
+  %pe = tensor.empty() : tensor<1x24x9x7xf32>
+  %pf = linalg.fill ins(%zero : f32) outs(%pe : tensor<1x24x9x7xf32>) -> tensor<1x24x9x7xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %p = linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%cp, %win : tensor<1x24x11x9xf32>, tensor<3x3xf32>) outs(%pf : tensor<1x24x9x7xf32>) -> tensor<1x24x9x7xf32>
+  return %p : tensor<1x24x9x7xf32>
+}
