@@ -427,7 +427,10 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   // Convolutions with input channels (not depthwise, whose edge tiles'
   // one-dimensional convolutions do not vectorize) keep their pixel width
   // on widths with no good divisor (below).
-  bool keepWidth = false;
+  // So do 1x1 convolutions over packed panels (a generic contraction whose
+  // rows are pixels, its output map the identity): Inception v3's 17-pixel
+  // rows got one-pixel tiles, 2 FMAs per weight row loaded.
+  bool keepWidth = anchor.op->hasAttr(kPackedPanelsAttrName);
   if (anchor.kind == AnchorKind::Convolution) {
     FailureOr<linalg::ConvolutionDimensions> dims = linalg::inferConvolutionDims(anchor.op);
     keepWidth = succeeded(dims) && !dims->inputChannel.empty() && dims->depth.empty();
