@@ -138,6 +138,25 @@ bool isInt8Contraction(linalg::LinalgOp op) {
 
 namespace {
 
+/// The bytes of a static tensor or memref of ints or floats; -1 otherwise.
+int64_t staticBytes(Value v) {
+  auto type = dyn_cast<ShapedType>(v.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return -1;
+  return type.getNumElements() * type.getElementTypeBitWidth() / 8;
+}
+
+/// True when a convolution's filter (its right operand) is at least twice
+/// its input and too large to stay in L2: workgroups that split the
+/// image's rows would each stream it.
+bool streamsRightOperand(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() < 2)
+    return false;
+  int64_t lhs = staticBytes(op.getDpsInputOperand(0)->get());
+  int64_t rhs = staticBytes(op.getDpsInputOperand(1)->get());
+  return lhs > 0 && rhs >= 2 * lhs && rhs >= kStreamedFilterBytes;
+}
+
 /// The reduction tile of a VNNI contraction: a multiple of four dividing
 /// `extent`, large enough that the per-tile correction of a flipped left
 /// operand (one subtract per accumulator) is small next to the dot products;
@@ -539,18 +558,8 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   if (anchor.kind == AnchorKind::Convolution) {
     FailureOr<linalg::ConvolutionDimensions> dims =
         linalg::inferConvolutionDims(anchor.op);
-    auto bytes = [](Value v) -> int64_t {
-      auto type = dyn_cast<ShapedType>(v.getType());
-      if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
-        return -1;
-      return type.getNumElements() * type.getElementTypeBitWidth() / 8;
-    };
-    int64_t inputBytes = bytes(anchor.op.getDpsInputOperand(0)->get());
-    int64_t filterBytes = anchor.op.getNumDpsInputs() > 1
-                              ? bytes(anchor.op.getDpsInputOperand(1)->get())
-                              : -1;
-    bool channelsFirst = succeeded(dims) && !dims->outputChannel.empty() && inputBytes > 0 &&
-                         filterBytes >= 2 * inputBytes && filterBytes >= kStreamedFilterBytes;
+    bool channelsFirst =
+        succeeded(dims) && !dims->outputChannel.empty() && streamsRightOperand(anchor.op);
     auto in = [&](unsigned l, ArrayRef<unsigned> convDims) {
       return toAnchor[l] >= 0 &&
              llvm::is_contained(convDims, static_cast<unsigned>(toAnchor[l]));
