@@ -47,40 +47,41 @@ static_assert(static_cast<int>(FloatPredicate::AlwaysTrue) ==
               static_cast<int>(FloatPredicate::UNO) == static_cast<int>(arith::CmpFPredicate::UNO) &&
               static_cast<int>(FloatPredicate::OEQ) == static_cast<int>(arith::CmpFPredicate::OEQ));
 
-/// Raw bytes of a constant tensor, row-major, one element per slot.
-static llvm::Expected<std::vector<uint8_t>> constantBytes(ElementsAttr attr,
-                                                          size_t eltBytes) {
+/// Writes the raw bytes of a constant tensor, row-major, one element per
+/// slot, to `out` (`size` bytes: the element count times `eltBytes`), the
+/// one copy a weight gets (models' weights run to hundreds of MB).
+static llvm::Error writeConstantBytes(ElementsAttr attr, size_t eltBytes, uint8_t *out,
+                                      size_t size) {
   auto type = cast<ShapedType>(attr.getType());
   int64_t n = type.getNumElements();
-  std::vector<uint8_t> out(n * eltBytes);
   if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
     if (type.getElementType().isInteger(1)) {
       int64_t i = 0;
       for (bool v : dense.getValues<bool>())
         out[i++] = v ? 1 : 0;
-      return out;
+      return llvm::Error::success();
     }
     llvm::ArrayRef<char> raw = dense.getRawData();
     if (dense.isSplat()) {
       for (int64_t i = 0; i < n; ++i)
-        std::memcpy(out.data() + i * eltBytes, raw.data(), eltBytes);
+        std::memcpy(out + i * eltBytes, raw.data(), eltBytes);
     } else {
-      if (raw.size() != out.size())
+      if (raw.size() != size)
         return compileError("constant has unexpected storage size");
-      std::memcpy(out.data(), raw.data(), out.size());
+      std::memcpy(out, raw.data(), size);
     }
-    return out;
+    return llvm::Error::success();
   }
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
       return compileError("dense_resource constant has no data (missing blob)");
     llvm::ArrayRef<char> raw = blob->getData();
-    if (raw.size() != out.size())
+    if (raw.size() != size)
       return compileError("dense_resource constant holds " + llvm::Twine(raw.size()) +
-                       " bytes, expected " + llvm::Twine(out.size()));
-    std::memcpy(out.data(), raw.data(), out.size());
-    return out;
+                       " bytes, expected " + llvm::Twine(size));
+    std::memcpy(out, raw.data(), size);
+    return llvm::Error::success();
   }
   return compileError("unsupported constant encoding");
 }
@@ -420,17 +421,16 @@ llvm::Error HostLowering::lowerConstant(Operation &op, arith::ConstantOp cst) {
   stats.constantBytes = saturatingAdd(stats.constantBytes, specBytes(*spec));
   if (llvm::Error e = comp.checkMemoryLimit("constants"))
     return e;
-  auto data = constantBytes(elements, elementSize(spec->type));
-  if (!data)
-    return opError(&op, comp, llvm::toString(data.takeError()));
+  size_t size = static_cast<size_t>(specBytes(*spec));
   // Weights of 2 MiB or more in huge pages, like large tensors.
-  AlignedStorage storage = allocateAligned(data->size() + 1);
+  AlignedStorage storage = allocateAligned(size + 1);
   if (!storage)
     return opError(&op, comp, "cannot allocate the constant's storage");
-  std::memcpy(storage.get(), data->data(), data->size());
-  bufferOf[cst.getResult()] =
-      p.addBuffer(Buffer{BufferKind::Constant, 0, data->size(),
-                         static_cast<uint8_t *>(storage.get())});
+  if (llvm::Error e = writeConstantBytes(elements, elementSize(spec->type),
+                                         static_cast<uint8_t *>(storage.get()), size))
+    return opError(&op, comp, llvm::toString(std::move(e)));
+  bufferOf[cst.getResult()] = p.addBuffer(
+      Buffer{BufferKind::Constant, 0, size, static_cast<uint8_t *>(storage.get())});
   p.ownedConstants.push_back(std::move(storage));
   return llvm::Error::success();
 }
