@@ -20,12 +20,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/Matchers.h"
 
 #include <cstring>
-#include <vector>
 
 namespace jitrun {
 #define GEN_PASS_DEF_ACCUMULATEINF32PASS
@@ -57,31 +55,18 @@ Value castElementwise(OpBuilder &b, Location loc, Value v, Type element) {
 
 namespace {
 
-/// The f16 constant `cst` widened to f32; null if its bytes cannot be read.
+/// The f16 constant `cst` widened to f32 (exactly); null if its bytes
+/// cannot be read.
 static Value widenedConstant(OpBuilder &b, Location loc, arith::ConstantOp cst) {
-  auto type = dyn_cast<RankedTensorType>(cst.getType());
-  if (!type || !type.getElementType().isF16() || !type.hasStaticShape())
+  if (!getElementTypeOrSelf(cst.getType()).isF16())
     return nullptr;
-  auto wide = RankedTensorType::get(type.getShape(), b.getF32Type());
-  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()); dense && dense.isSplat()) {
-    bool lost;
-    APFloat v = dense.getSplatValue<APFloat>();
-    v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
-    return arith::ConstantOp::create(b, loc, wide, DenseElementsAttr::get(wide, v));
-  }
-  std::optional<ArrayRef<char>> bytes = constantBytes(cst.getValue());
-  if (!bytes || static_cast<int64_t>(bytes->size()) != type.getNumElements() * 2)
-    return nullptr;
-  std::vector<float> values(static_cast<size_t>(type.getNumElements()));
-  for (size_t i = 0; i < values.size(); ++i) {
-    _Float16 h; // widening is exact
-    std::memcpy(&h, bytes->data() + 2 * i, 2);
-    values[i] = static_cast<float>(h);
-  }
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<char>(
-      reinterpret_cast<const char *>(values.data()), values.size() * sizeof(float)));
-  return arith::ConstantOp::create(
-      b, loc, wide, DenseResourceElementsAttr::get(wide, "f16_widened", std::move(blob)));
+  return convertConstant(b, loc, cst, b.getF32Type(), "f16_widened",
+                         [](const char *from, char *to) {
+                           _Float16 h;
+                           std::memcpy(&h, from, 2);
+                           float f = static_cast<float>(h);
+                           std::memcpy(to, &f, 4);
+                         });
 }
 
 static bool isNarrowFloat(Type t) { return t.isF16() || t.isBF16(); }

@@ -18,7 +18,6 @@
 #include "mlir/IR/Matchers.h"
 
 #include <cstring>
-#include <vector>
 
 namespace jitrun {
 #define GEN_PASS_DEF_BF16WEIGHTSPASS
@@ -40,32 +39,18 @@ static uint16_t toBf16(float f) {
   return static_cast<uint16_t>(u >> 16);
 }
 
-/// The constant f32 `value` as a bf16 constant of the same shape; null if
-/// its bytes cannot be read.
+/// The constant f32 `cst` rounded to bf16, of the same shape; null if its
+/// bytes cannot be read.
 static Value bf16Constant(OpBuilder &b, Location loc, arith::ConstantOp cst) {
-  auto type = dyn_cast<RankedTensorType>(cst.getType());
-  if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
+  if (!getElementTypeOrSelf(cst.getType()).isF32())
     return nullptr;
-  auto newType = RankedTensorType::get(type.getShape(), b.getBF16Type());
-  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()); dense && dense.isSplat()) {
-    float f = dense.getSplatValue<APFloat>().convertToFloat();
-    uint16_t bits = toBf16(f);
-    APFloat v(APFloat::BFloat(), APInt(16, bits));
-    return arith::ConstantOp::create(b, loc, newType, DenseElementsAttr::get(newType, v));
-  }
-  std::optional<ArrayRef<char>> bytes = constantBytes(cst.getValue());
-  if (!bytes || static_cast<int64_t>(bytes->size()) != type.getNumElements() * 4)
-    return nullptr;
-  std::vector<uint16_t> bits(static_cast<size_t>(type.getNumElements()));
-  for (size_t i = 0; i < bits.size(); ++i) {
-    float f;
-    std::memcpy(&f, bytes->data() + 4 * i, 4);
-    bits[i] = toBf16(f);
-  }
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(
-      ArrayRef<char>(reinterpret_cast<const char *>(bits.data()), bits.size() * 2));
-  return arith::ConstantOp::create(
-      b, loc, newType, DenseResourceElementsAttr::get(newType, "bf16_weights", std::move(blob)));
+  return convertConstant(b, loc, cst, b.getBF16Type(), "bf16_weights",
+                         [](const char *from, char *to) {
+                           float f;
+                           std::memcpy(&f, from, 4);
+                           uint16_t bits = toBf16(f);
+                           std::memcpy(to, &bits, 2);
+                         });
 }
 
 /// True when `v` reaches a tensor.expand_shape, directly or through

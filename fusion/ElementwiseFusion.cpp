@@ -40,6 +40,33 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
   return std::nullopt;
 }
 
+Value convertConstant(OpBuilder &b, Location loc, arith::ConstantOp cst, Type to,
+                      StringRef resourceName,
+                      function_ref<void(const char *from, char *to)> convert) {
+  auto type = dyn_cast<RankedTensorType>(cst.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return nullptr;
+  size_t fromBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  size_t toBytes = to.getIntOrFloatBitWidth() / 8;
+  auto newType = RankedTensorType::get(type.getShape(), to);
+  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()); dense && dense.isSplat()) {
+    SmallVector<char, 8> value(toBytes);
+    convert(dense.getRawData().data(), value.data());
+    return arith::ConstantOp::create(b, loc, newType,
+                                     DenseElementsAttr::getFromRawBuffer(newType, value));
+  }
+  std::optional<ArrayRef<char>> bytes = constantBytes(cst.getValue());
+  auto n = static_cast<size_t>(type.getNumElements());
+  if (!bytes || bytes->size() != n * fromBytes)
+    return nullptr;
+  std::vector<char> out(n * toBytes);
+  for (size_t i = 0; i < n; ++i)
+    convert(bytes->data() + i * fromBytes, out.data() + i * toBytes);
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<char>(out));
+  return arith::ConstantOp::create(
+      b, loc, newType, DenseResourceElementsAttr::get(newType, resourceName, std::move(blob)));
+}
+
 bool isFreshFill(Value init) {
   auto fill = init.getDefiningOp<linalg::FillOp>();
   return fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();

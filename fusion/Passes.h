@@ -68,6 +68,14 @@ std::optional<llvm::ArrayRef<char>> constantBytes(mlir::Attribute value);
 mlir::Value castElementwise(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                             mlir::Type element);
 
+/// The static constant tensor `cst` with each element converted by
+/// `convert` (which reads one element's bytes at `from` and writes one of
+/// type `to` at `to`): a splat stays a splat, anything else becomes a
+/// dense_resource named `resourceName`. Null if its bytes cannot be read.
+mlir::Value convertConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::arith::ConstantOp cst,
+                            mlir::Type to, llvm::StringRef resourceName,
+                            llvm::function_ref<void(const char *from, char *to)> convert);
+
 /// True when `init` is a linalg.fill of a tensor.empty (the usual accumulator).
 bool isFreshFill(mlir::Value init);
 

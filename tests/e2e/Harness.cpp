@@ -250,6 +250,21 @@ std::string runSuffix(int threads, const std::string &fusion) {
   return s;
 }
 
+JitrunRun makeRun(const std::string &name, const std::string &module,
+                  std::vector<const HostTensor *> inputs, const HostTensor &expected,
+                  int threads, bool avx2) {
+  JitrunRun run;
+  run.caseName = name;
+  run.module = module;
+  run.inputs = std::move(inputs);
+  run.resultShape = expected.shape();
+  run.resultType = expected.elementType();
+  run.threads = threads;
+  if (avx2)
+    run.extraFlags.push_back("--force-avx2");
+  return run;
+}
+
 HostTensor runJitrun(const JitrunRun &run, TempDir &dir) {
   std::string bin = jitrunBinary();
   std::string modelPath = dir.file("model.mlir");

@@ -107,6 +107,12 @@ struct JitrunRun {
   std::string *statistics = nullptr;
 };
 
+/// A run named `name` of `module` on `inputs`, its result of `expected`'s
+/// shape and type, at `threads`, with --force-avx2 when `avx2`.
+JitrunRun makeRun(const std::string &name, const std::string &module,
+                  std::vector<const HostTensor *> inputs, const HostTensor &expected,
+                  int threads, bool avx2);
+
 /// Runs jitrun; on success returns the result read from out.npy. Fails the
 /// current test (with stderr in the message) on a non-zero exit, a missing
 /// or unreadable result, or a wrong result type or shape.

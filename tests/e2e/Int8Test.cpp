@@ -51,15 +51,7 @@ void runBothPaths(const std::string &what, const std::string &module,
     std::string name = what + (avx2 ? " avx2" : "") + " threads=" + std::to_string(threads);
     INFO(name);
     TempDir dir(name);
-    JitrunRun run;
-    run.caseName = name;
-    run.module = module;
-    run.inputs = inputs;
-    run.resultShape = expected.shape();
-    run.resultType = ElementType::I32;
-    run.threads = threads;
-    if (avx2)
-      run.extraFlags.push_back("--force-avx2");
+    JitrunRun run = makeRun(name, module, inputs, expected, threads, avx2);
     std::string stats;
     run.statistics = &stats;
     HostTensor actual = runJitrun(run, dir);

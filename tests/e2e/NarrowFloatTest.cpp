@@ -133,16 +133,8 @@ void runBoth(const std::string &what, const std::string &module, const HostTenso
     std::string name = what + (avx2 ? " avx2" : "") + " threads=" + std::to_string(threads);
     INFO(name);
     TempDir dir(name);
-    JitrunRun run;
-    run.caseName = name;
-    run.module = module;
-    run.inputs = {&af, &bf};
-    run.resultShape = expected.shape();
-    run.resultType = ElementType::F32;
-    run.threads = threads;
-    if (avx2)
-      run.extraFlags.push_back("--force-avx2");
-    HostTensor actual = runJitrun(run, dir);
+    HostTensor actual =
+        runJitrun(makeRun(name, module, {&af, &bf}, expected, threads, avx2), dir);
     checkClose(actual, expected, 1e-4, rtol, name, dir);
   }
 }
