@@ -333,6 +333,82 @@ struct DepthwiseNchwToNhwc : public OpRewritePattern<linalg::DepthwiseConv2DNchw
   }
 };
 
+/// A grouped NCHW convolution ([N, G, C, H, W] x [G, F, C, KH, KW], the
+/// image an expand_shape of an NCHW image's channels; ONNX's Conv with
+/// groups, RegNet's and ResNeXt's) computed in NHWC as a generic
+/// convolution over [N, H, W, G, C] x [G, KH, KW, C, F] -> [N, OH, OW, G, F]:
+/// the image transposed to NHWC and split into groups, the filter with the
+/// output channels innermost (the lanes), the result collapsed back to
+/// [N, OH, OW, G * F] and transposed back to NCHW, so that it sinks and
+/// folds like any convolution's. The named NCHW op had no vectorizer: its
+/// kernels ran scalar, at a tenth of bandwidth (RegNet-Y 400MF: 3 of 9.5 ms).
+struct GroupedConvNchwToNhwc : public OpRewritePattern<linalg::Conv2DNgchwGfchwOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::Conv2DNgchwGfchwOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    auto expand = op.getInputs()[0].getDefiningOp<tensor::ExpandShapeOp>();
+    auto xType = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
+    auto wType = dyn_cast<RankedTensorType>(op.getInputs()[1].getType());
+    auto oType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!expand || !xType || !wType || !oType || !xType.hasStaticShape() ||
+        !wType.hasStaticShape() || !oType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "not a static image split into groups");
+    SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+    if (groups.size() != 4 || groups[1] != ReassociationIndices{1, 2})
+      return rewriter.notifyMatchFailure(op, "the image is not NCHW with C split into groups");
+    SmallVector<int64_t> strides = llvm::to_vector(op.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations = llvm::to_vector(op.getDilations().getValues<int64_t>());
+    Location loc = op.getLoc();
+    int64_t n = xType.getDimSize(0), g = xType.getDimSize(1), c = xType.getDimSize(2);
+    int64_t h = xType.getDimSize(3), w = xType.getDimSize(4);
+    int64_t f = wType.getDimSize(1), kh = wType.getDimSize(3), kw = wType.getDimSize(4);
+    int64_t oh = oType.getDimSize(3), ow = oType.getDimSize(4);
+    Type et = xType.getElementType();
+    // [N, H, W, G * C] -> [N, H, W, G, C].
+    Value xNhwc = toNhwc(rewriter, loc, expand.getSrc());
+    Value x = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({n, h, w, g, c}, et), xNhwc,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+    // [G, F, C, KH, KW] -> [G, KH, KW, C, F].
+    Value filter = transposed(rewriter, loc, op.getInputs()[1], {0, 3, 4, 2, 1});
+    // [N, G, F, OH, OW] -> [N, OH, OW, G, F].
+    Value init = op.getOutputs()[0];
+    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(n), rewriter.getIndexAttr(oh),
+                                       rewriter.getIndexAttr(ow), rewriter.getIndexAttr(g),
+                                       rewriter.getIndexAttr(f)};
+    Value acc = refillInShape(rewriter, loc, init, sizes);
+    if (!acc)
+      acc = transposed(rewriter, loc, init, {0, 3, 4, 1, 2});
+    // Loops (n, oh, ow, g, f, kh, kw, c).
+    MLIRContext *ctx = rewriter.getContext();
+    AffineExpr dn, doh, dow, dg, df, dkh, dkw, dc;
+    bindDims(ctx, dn, doh, dow, dg, df, dkh, dkw, dc);
+    auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(8, 0, results, ctx); };
+    SmallVector<AffineMap> maps = {
+        map({dn, doh * strides[0] + dkh * dilations[0], dow * strides[1] + dkw * dilations[1],
+             dg, dc}),
+        map({dg, dkh, dkw, dc, df}), map({dn, doh, dow, dg, df})};
+    using IT = utils::IteratorType;
+    SmallVector<IT> iters = {IT::parallel,  IT::parallel,  IT::parallel,  IT::parallel,
+                             IT::parallel,  IT::reduction, IT::reduction, IT::reduction};
+    auto conv = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{acc.getType()}, ValueRange{x, filter}, ValueRange{acc}, maps,
+        iters, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value product = arith::MulFOp::create(b, l, args[0], args[1]);
+          linalg::YieldOp::create(b, l, Value(arith::AddFOp::create(b, l, args[2], product)));
+        });
+    // [N, OH, OW, G, F] -> [N, OH, OW, G * F] -> NCHW -> [N, G, F, OH, OW].
+    Value flat = tensor::CollapseShapeOp::create(
+        rewriter, loc, conv.getResult(0), SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+    Value nchw = backToNchw(rewriter, loc, flat);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, oType, nchw, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+    return success();
+  }
+};
+
 /// True when `x`, or the image a constant pad pads, is a convolution's result
 /// on its way back to NCHW (kBackToNchwAttrName).
 static bool comesBackFromNhwc(Value x) {
@@ -680,7 +756,7 @@ struct ConvolutionLayoutsPass final
     if (!nhwc)
       patterns.add<Conv1x1NchwToMatmul>(&getContext());
     patterns.add<ConvNchwToNhwc>(&getContext(), nhwc);
-    patterns.add<DepthwiseNchwToNhwc,
+    patterns.add<DepthwiseNchwToNhwc, GroupedConvNchwToNhwc,
                  FoldInverseTransposes, SinkTransposeBackToNchw, SinkTransposeBackThroughConcat,
                  UnitDimTransposeToReshape,
                  DropPaddingOnlyTaps,
@@ -688,6 +764,10 @@ struct ConvolutionLayoutsPass final
                  PoolingNchwToNhwc<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>>(
         &getContext());
     linalg::populateSimplifyDepthwiseConvPatterns(patterns);
+    // A grouped convolution's result is expanded into groups and collapsed
+    // back by the importer: the pair folds, so its transpose back sinks on.
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, &getContext());
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -83,6 +83,22 @@ elif kind == "half_cnn":
     r = np.maximum(c, 0).reshape(1, -1).astype(np.float32)
     np.save(out + ".x.npy", x)
     np.save(out + ".y.npy", (r @ mm.astype(np.float32)).astype(np.float16))
+elif kind == "grouped_conv":
+    # RegNet's block: grouped 3x3 convolutions (8 channels a group), with a
+    # bias, ReLU between, the second one strided; its input beside it
+    # (OUT.x.npy) and PyTorch's output (OUT.y.npy).
+    import torch
+    torch.manual_seed(0)
+    c, g = 48, 6
+    conv1 = torch.nn.Conv2d(c, c, 3, padding=1, groups=g)
+    conv2 = torch.nn.Conv2d(c, 2 * c, 3, stride=2, padding=1, groups=g)
+    net = torch.nn.Sequential(conv1, torch.nn.ReLU(), conv2).eval()
+    x = torch.randn(1, c, 15, 14)
+    torch.onnx.export(net, x, out, opset_version=14)
+    np.save(out + ".x.npy", x.numpy())
+    with torch.no_grad():
+        np.save(out + ".y.npy", net(x).numpy())
+    raise SystemExit(0)
 else:
     raise SystemExit("unknown kind " + kind)
 onnx.save(m, out)
