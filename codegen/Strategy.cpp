@@ -29,6 +29,8 @@ namespace {
 
 /// Fewest 32-bit lanes a vector tile assumes (SSE).
 constexpr int64_t kMinLanes = 4;
+/// f32 lanes of one AVX2 register (half an AVX-512 one).
+constexpr int64_t kAvx2Lanes = 8;
 /// A contraction's register tile: rows of M by registers of N.
 constexpr int64_t kMatmulRows = 8;
 constexpr int64_t kMatmulColumnRegisters = 2;
@@ -518,7 +520,12 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
     // it, and peeling leaves a static edge tile (71 = 8 x 8 + 7).
     if (divisorsOnly) {
       int64_t d = largestDivisorAtMost(extents[i], v);
-      v = (keepWidth && 2 * d < v) ? v : d;
+      // The lanes too, where the best divisor is not a whole number of
+      // 8-float registers: 13 lanes of RegNet's 104 channels (26 of 208)
+      // ran odd-width vectors at a quarter of peak; 16 lanes leave a static
+      // edge of 8 (104 = 6 x 16 + 8).
+      bool oddLanes = static_cast<int>(i) == lanesLoop && v % kAvx2Lanes == 0 && d % kAvx2Lanes != 0;
+      v = (keepWidth && (2 * d < v || oddLanes)) ? v : d;
     }
     result.vector[i] = v;
   }
