@@ -523,8 +523,11 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
       // The lanes too, where the best divisor is not a whole number of
       // 8-float registers: 13 lanes of RegNet's 104 channels (26 of 208)
       // ran odd-width vectors at a quarter of peak; 16 lanes leave a static
-      // edge of 8 (104 = 6 x 16 + 8).
-      bool oddLanes = static_cast<int>(i) == lanesLoop && v % kAvx2Lanes == 0 && d % kAvx2Lanes != 0;
+      // edge of 8 (104 = 6 x 16 + 8). Not a broadcast epilogue's lanes,
+      // which split into workgroups of whole lanes (the squeeze-excite gate's
+      // 240 channels: 8 workgroups of 30).
+      bool oddLanes = !broadcastEpilogue && static_cast<int>(i) == lanesLoop &&
+                      v % kAvx2Lanes == 0 && d % kAvx2Lanes != 0;
       v = (keepWidth && (2 * d < v || oddLanes)) ? v : d;
     }
     result.vector[i] = v;
