@@ -120,22 +120,23 @@ static Anchor findAnchor(linalg::LinalgOp root) {
 
 } // namespace
 
-bool isBf16Contraction(linalg::LinalgOp op) {
+/// True when `op` has two inputs of element type `in` and one init of `acc`.
+static bool isTypedContraction(linalg::LinalgOp op, Type in, Type acc) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return false;
   auto elem = [](Value v) { return getElementTypeOrSelf(v.getType()); };
-  return elem(op.getDpsInputOperand(0)->get()).isBF16() &&
-         elem(op.getDpsInputOperand(1)->get()).isBF16() &&
-         elem(op.getDpsInitOperand(0)->get()).isF32();
+  return elem(op.getDpsInputOperand(0)->get()) == in &&
+         elem(op.getDpsInputOperand(1)->get()) == in && elem(op.getDpsInitOperand(0)->get()) == acc;
+}
+
+bool isBf16Contraction(linalg::LinalgOp op) {
+  Builder b(op.getContext());
+  return isTypedContraction(op, b.getBF16Type(), b.getF32Type());
 }
 
 bool isInt8Contraction(linalg::LinalgOp op) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
-    return false;
-  auto elem = [](Value v) { return getElementTypeOrSelf(v.getType()); };
-  return elem(op.getDpsInputOperand(0)->get()).isInteger(8) &&
-         elem(op.getDpsInputOperand(1)->get()).isInteger(8) &&
-         elem(op.getDpsInitOperand(0)->get()).isInteger(32);
+  Builder b(op.getContext());
+  return isTypedContraction(op, b.getI8Type(), b.getI32Type());
 }
 
 namespace {
@@ -217,6 +218,14 @@ static int64_t largestDivisorAtMost(int64_t extent, int64_t want) {
     if (extent % t == 0)
       return t;
   return 1;
+}
+
+/// The reduction tile of a bf16 contraction under AVX512_BF16: pairs of k
+/// (vdpbf16ps sums two products per lane), up to kBf16ReductionTile, that
+/// divide `extent`; `fallback` for an odd extent (which keeps its multiplies
+/// and adds).
+static int64_t bf16ReductionTile(int64_t extent, int64_t fallback) {
+  return extent % 2 == 0 ? largestDivisorAtMost(extent, kBf16ReductionTile) : fallback;
 }
 
 /// The product of `loops`' extents in `ranges`, dynamic if any is.
@@ -474,7 +483,7 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   bool keepWidth = anchor.op->hasAttr(kPackedPanelsAttrName);
   if (anchor.kind == AnchorKind::Convolution) {
     FailureOr<linalg::ConvolutionDimensions> dims = linalg::inferConvolutionDims(anchor.op);
-    keepWidth = succeeded(dims) && !dims->inputChannel.empty() && dims->depth.empty();
+    keepWidth |= succeeded(dims) && !dims->inputChannel.empty() && dims->depth.empty();
   }
 
   // An anchor fused into a consumer that broadcasts its result: a row
@@ -672,8 +681,8 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
       // contraction its multiplies and adds).
       if (opts.bf16 && isBf16Contraction(op) && !dims->k.empty()) {
         int64_t kRange = op.getStaticLoopRanges()[dims->k.back()];
-        if (!ShapedType::isDynamic(kRange) && kRange % 2 == 0)
-          sizes[dims->k.back()] = largestDivisorAtMost(kRange, kBf16ReductionTile);
+        if (!ShapedType::isDynamic(kRange))
+          sizes[dims->k.back()] = bf16ReductionTile(kRange, sizes[dims->k.back()]);
       }
       return sizes;
     }
@@ -715,8 +724,8 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
         // bf16 x bf16 -> f32 with AVX512_BF16: input channels in pairs, the
         // two products vdpbf16ps sums per lane (a channel at a time, the
         // register tile widened to f32: 0.5 of f32's rate, against 1.9).
-        if (bf16 && ranges[c] % 2 == 0)
-          sizes[c] = largestDivisorAtMost(ranges[c], kBf16ReductionTile);
+        if (bf16)
+          sizes[c] = bf16ReductionTile(ranges[c], sizes[c]);
       }
       return sizes;
     }
