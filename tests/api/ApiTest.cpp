@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -244,6 +245,64 @@ TEST_CASE("C++ API: a dynamic model at several shapes", "[api]") {
   CHECK(codeOf([&] { model.outputShapes({{4, 7, 1}, {7, 3}, {3}}); }) == JITRUN_SHAPE_MISMATCH);
   CHECK(codeOf([&] { model.outputShapes({{4, 7}}); }) == JITRUN_SHAPE_MISMATCH);
   CHECK(model.specializations() == 2);
+}
+
+TEST_CASE("C++ API: the zoo's dynamic variants at five shapes in one process", "[api]") {
+  // Each dynamic zoo variant (modelgen --dynamic) at five shapes, every
+  // result against the same model compiled without fusion (a second,
+  // independent program); at the static zoo model's shape, bit-identical
+  // to the static model. A batch's rows must also come out as each image
+  // run alone.
+  struct Case {
+    std::string name;
+    std::vector<size_t> shape; // the static model's
+    size_t open;               // the dim the variant leaves open
+    std::vector<size_t> sizes;
+  };
+  const std::vector<Case> cases = {
+      {"bert_encoder", {1, 16, 64}, 1, {16, 1, 7, 33, 16}},
+      {"minilm", {1, 16, 64}, 1, {3, 16, 29, 64, 1}},
+      {"resnet50", {1, 3, 32, 32}, 0, {1, 2, 3, 5, 1}},
+      {"mobilenet_v2", {1, 32, 32, 3}, 0, {4, 1, 7, 2, 4}},
+  };
+  jitrun::Runtime rt(2);
+  xt::random::seed(5);
+  for (const Case &c : cases) {
+    INFO(c.name);
+    std::string path = kZoo + "/" + c.name + ".dynamic.mlirbc";
+    jitrun::Model model = jitrun::Model::load(rt, path, jitrun::Options().cacheDir(""));
+    jitrun::Model unfused =
+        jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").fusion("none"));
+    REQUIRE(model.dynamic());
+    CHECK(model.inputs()[0].shape[c.open] == -1);
+    jitrun::Model fixed =
+        jitrun::Model::load(rt, kZoo + "/" + c.name + ".mlirbc", jitrun::Options().cacheDir(""));
+    xt::xarray<float> one = xt::random::rand<float>(c.shape, -1, 1);
+    bool same = model.run<float>({one})[0] == fixed.run<float>({one})[0];
+    CHECK(same);
+    for (size_t size : c.sizes) {
+      INFO("size " << size);
+      std::vector<size_t> shape = c.shape;
+      shape[c.open] = size;
+      xt::xarray<float> x = xt::random::rand<float>(shape, -1, 1);
+      xt::xarray<float> y = model.run<float>({x})[0];
+      xt::xarray<float> ref = unfused.run<float>({x})[0];
+      REQUIRE(y.shape() == ref.shape());
+      CHECK(xt::allclose(y, ref, 1e-3, 1e-3));
+      if (c.open != 0 || size == 1)
+        continue;
+      for (size_t i = 0; i < size; ++i) {
+        xt::xarray<float> image = xt::view(x, xt::range(i, i + 1));
+        xt::xarray<float> alone = model.run<float>({image})[0];
+        xt::xarray<float> row = xt::view(y, xt::range(i, i + 1));
+        CHECK(xt::allclose(row, alone, 1e-4, 1e-5));
+      }
+    }
+    // One specialization per distinct shape, the static one included.
+    std::set<size_t> distinct(c.sizes.begin(), c.sizes.end());
+    distinct.insert(c.shape[c.open]);
+    CHECK(model.specializations() == distinct.size());
+  }
 }
 
 TEST_CASE("C++ API: i8 in, i32 and f32 out", "[api]") {

@@ -28,6 +28,22 @@
 // LIST: {{^}}resnet50{{$}}
 // LIST: {{^}}unidirectional_lstm{{$}}
 //
+// The dynamic variants (build/zoo/NAME.dynamic.mlirbc, models/CMakeLists.txt)
+// and the dim each leaves open; a model without one is refused.
+// RUN: %modelgen --list --dynamic | FileCheck %s --check-prefix=DYNAMIC
+// DYNAMIC: {{^}}bert_encoder sequence{{$}}
+// DYNAMIC-NEXT: {{^}}minilm sequence{{$}}
+// DYNAMIC-NEXT: {{^}}mobilebert sequence{{$}}
+// DYNAMIC-NEXT: {{^}}mobilenet_v2 batch{{$}}
+// DYNAMIC-NEXT: {{^}}resnet50 batch{{$}}
+// DYNAMIC-NOT: {{.}}
+// RUN: not %modelgen mnist --dynamic -o %t.mlirbc 2>&1 | FileCheck %s --check-prefix=NODYN
+// NODYN: modelgen: error: 'mnist' has no dynamic variant; `modelgen --list --dynamic` prints the models that have one
+// RUN: %modelgen bert_encoder --dynamic -o %t.bert.mlir
+// RUN: FileCheck %s --check-prefix=DYNTEXT < %t.bert.mlir
+// DYNTEXT: func.func @main(%[[X:.*]]: tensor<1x?x64xf32>) -> tensor<1x?x64xf32>
+// DYNTEXT: tensor.dim %[[X]], %{{.*}} : tensor<1x?x64xf32>
+//
 // Text and bytecode of the same model are the same module.
 // RUN: %modelgen fragment --size=test -o %t.fragment.mlir
 // RUN: %modelgen fragment --size=test -o %t.fragment.mlirbc

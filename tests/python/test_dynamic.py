@@ -64,6 +64,39 @@ def cnn(tmp_path_factory):
     return path, model
 
 
+@pytest.fixture(scope="module")
+def segmenter(tmp_path_factory):
+    """torchvision's DeepLabV3 (MobileNetV3-large backbone) exported with a
+    dynamic image height and width: its bilinear upsampling to the input's
+    size reads the size at run time. Its convolutions are re-initialized
+    He-normal (torchvision's random init collapses the output to a constant
+    per class, which would test nothing)."""
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    net = torchvision.models.segmentation.deeplabv3_mobilenet_v3_large(
+        weights=None, weights_backbone=None, aux_loss=False).eval()
+    for mod in net.modules():
+        if isinstance(mod, torch.nn.Conv2d):
+            torch.nn.init.kaiming_normal_(mod.weight, mode="fan_in")
+
+    class Logits(torch.nn.Module):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+
+        def forward(self, x):
+            return self.net(x)["out"]
+
+    model = Logits(net).eval()
+    path = str(tmp_path_factory.mktemp("dyn") / "deeplab_hw.onnx")
+    axes = {2: "height", 3: "width"}
+    torch.onnx.export(model, torch.rand(1, 3, 96, 96), path, input_names=["image"],
+                      output_names=["out"], dynamic_axes={"image": axes, "out": axes},
+                      opset_version=13)
+    return path, model
+
+
 def torch_run(model, *inputs):
     import torch
     with torch.no_grad():
@@ -106,6 +139,41 @@ def test_batch_of_a_torchvision_cnn(cnn):
     close(out, torch_run(model, x))
     with pytest.raises(jitrun.ShapeError, match=r"has shape \(4, 1000\)"):
         m(x, out=np.empty((4, 1000), np.float32))
+
+
+def test_image_size_of_a_torchvision_segmenter(segmenter):
+    path, model = segmenter
+    m = jitrun.load(path, cache_dir=False, threads=2)
+    assert m.inputs[0].shape == (1, 3, None, None)
+    rng = np.random.RandomState(4)
+    for h, w in ((96, 96), (64, 80), (129, 97), (33, 47), (160, 128)):
+        x = rng.rand(1, 3, h, w).astype(np.float32)
+        y = m(x)
+        assert y.shape == (1, 21, h, w)
+        close(y, torch_run(model, x))
+    assert m.specializations == 5
+
+
+@pytest.mark.parametrize("name,shape,open_dim,sizes", [
+    ("bert_encoder", (1, 16, 64), 1, (16, 1, 7, 33, 100)),
+    ("mobilenet_v2", (1, 32, 32, 3), 0, (1, 4, 3, 9, 2)),
+])
+def test_zoo_dynamic_variants_at_five_shapes(zoo, name, shape, open_dim, sizes):
+    """The zoo's dynamic variants (modelgen --dynamic) at five shapes, each
+    against the same model compiled without fusion."""
+    path = os.path.join(zoo, name + ".dynamic.mlirbc")
+    m = jitrun.load(path, cache_dir=False, threads=2)
+    unfused = jitrun.load(path, cache_dir=False, fusion="none")
+    assert m.inputs[0].shape[open_dim] is None
+    rng = np.random.RandomState(5)
+    for size in sizes:
+        s = list(shape)
+        s[open_dim] = size
+        x = rng.uniform(-1, 1, s).astype(np.float32)
+        y = m(x)
+        assert y.shape[open_dim] == size
+        close(y, unfused(x))
+    assert m.specializations == 5
 
 
 def test_torch_tensors_in_at_any_batch(cnn):

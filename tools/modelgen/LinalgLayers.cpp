@@ -34,7 +34,20 @@ Value Layers::scalar(double v) {
 Value Layers::index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
 Value Layers::empty(ArrayRef<int64_t> shape, Type elem) {
-  return tensor::EmptyOp::create(b, loc, shape, elem ? elem : b.getF32Type());
+  SmallVector<Value> sizes;
+  for (int64_t d : shape)
+    if (ShapedType::isDynamic(d)) {
+      assert(dynamicSize && "a dynamic dim in a model without an open size");
+      sizes.push_back(dynamicSize);
+    }
+  return tensor::EmptyOp::create(b, loc, shape, elem ? elem : b.getF32Type(), sizes);
+}
+
+Value Layers::sizeAsF32(int64_t v) {
+  if (!dynamicSize)
+    return scalar(double(v));
+  Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), dynamicSize);
+  return arith::SIToFPOp::create(b, loc, b.getF32Type(), i);
 }
 
 Value Layers::filled(ArrayRef<int64_t> shape, double v, Type elem) {
@@ -71,7 +84,10 @@ Value Layers::pad(Value x, ArrayRef<int64_t> low, ArrayRef<int64_t> high, double
   SmallVector<int64_t> shape = shapeOf(x);
   SmallVector<OpFoldResult> lo, hi;
   for (size_t i = 0; i < shape.size(); ++i) {
-    shape[i] += low[i] + high[i];
+    assert((!ShapedType::isDynamic(shape[i]) || low[i] + high[i] == 0) &&
+           "an open dim is not padded");
+    if (!ShapedType::isDynamic(shape[i]))
+      shape[i] += low[i] + high[i];
     lo.push_back(b.getIndexAttr(low[i]));
     hi.push_back(b.getIndexAttr(high[i]));
   }
@@ -444,6 +460,12 @@ LogicalResult buildMain(ModelContext &ctx, StringRef modelName, ArrayRef<Type> i
   Layers layers(ctx, loc);
   layers.model = modelName.str();
   layers.at("main");
+  for (BlockArgument arg : entry->getArguments()) {
+    auto type = cast<RankedTensorType>(arg.getType());
+    for (int64_t d = 0; d < type.getRank() && !layers.dynamicSize; ++d)
+      if (type.isDynamicDim(d))
+        layers.dynamicSize = tensor::DimOp::create(b, loc, arg, d);
+  }
   SmallVector<Value> results = body(layers, entry->getArguments());
   if (results.empty())
     return failure();

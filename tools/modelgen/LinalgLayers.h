@@ -38,7 +38,16 @@ public:
   /// A scalar f32 arith.constant, and an index one.
   mlir::Value scalar(double v);
   mlir::Value index(int64_t v);
+  /// A tensor.empty of `shape`; its dynamic dims (a dynamic variant's `?`)
+  /// take `dynamicSize`.
   mlir::Value empty(llvm::ArrayRef<int64_t> shape, mlir::Type elem = {});
+  /// A dynamic variant's open dim (tensor.dim of the entry argument that
+  /// has it); null in a static model. A model has at most one open size, and
+  /// every `?` dim in it is that size (the batch, or the sequence length).
+  mlir::Value dynamicSize;
+  /// `dynamicSize` as an f32 scalar (for means over the open dim); `v`
+  /// as one in a static model.
+  mlir::Value sizeAsF32(int64_t v);
   /// linalg.fill of a tensor.empty with `v` (the init of every named op);
   /// f32 unless `elem` is an integer type.
   mlir::Value filled(llvm::ArrayRef<int64_t> shape, double v, mlir::Type elem = {});
@@ -142,7 +151,8 @@ private:
 };
 
 /// Adds the public entry @main(inputs...) to the module; `body` builds the
-/// function body at its start and returns the results.
+/// function body at its start and returns the results. An input with a
+/// dynamic dim gives the Layers their dynamicSize.
 mlir::LogicalResult
 buildMain(ModelContext &ctx, llvm::StringRef modelName, llvm::ArrayRef<mlir::Type> inputs,
           llvm::function_ref<llvm::SmallVector<mlir::Value>(Layers &, mlir::ValueRange)> body);

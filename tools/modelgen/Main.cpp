@@ -1,7 +1,7 @@
 //===- Main.cpp - modelgen: write a zoo model as MLIR ---------------------===//
 //
 //   modelgen --list
-//   modelgen NAME --size=test|full -o FILE.mlirbc   (bytecode; FILE.mlir: text)
+//   modelgen NAME --size=test|full [--dynamic] -o FILE.mlirbc   (FILE.mlir: text)
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +31,10 @@ llvm::cl::opt<bool> list("list", llvm::cl::desc("Print the model names, one per 
                          llvm::cl::cat(category));
 llvm::cl::opt<std::string> size("size", llvm::cl::desc("test or full"), llvm::cl::init("test"),
                                 llvm::cl::cat(category));
+llvm::cl::opt<bool> dynamic("dynamic",
+                            llvm::cl::desc("The model's dynamic variant: its batch or sequence "
+                                           "length left open (`?`)"),
+                            llvm::cl::cat(category));
 llvm::cl::opt<std::string> output("o", llvm::cl::desc("Output file (.mlirbc bytecode, .mlir text)"),
                                   llvm::cl::value_desc("FILE"), llvm::cl::cat(category));
 } // namespace
@@ -49,8 +53,12 @@ int main(int argc, char **argv) {
   std::sort(models.begin(), models.end(),
             [](const ModelSpec &a, const ModelSpec &b) { return a.name < b.name; });
   if (list) {
+    // With --dynamic: the models that have a dynamic variant, and its dim.
     for (const ModelSpec &m : models)
-      llvm::outs() << m.name << "\n";
+      if (!dynamic)
+        llvm::outs() << m.name << "\n";
+      else if (!m.dynamicDim.empty())
+        llvm::outs() << m.name << " " << m.dynamicDim << "\n";
     return 0;
   }
   if (modelName.empty())
@@ -63,6 +71,9 @@ int main(int argc, char **argv) {
     return fail("--size must be test or full, got '" + size + "'");
   if (output.empty())
     return fail("-o FILE is required");
+  if (dynamic && it->dynamicDim.empty())
+    return fail("'" + modelName + "' has no dynamic variant; `modelgen --list --dynamic` "
+                "prints the models that have one");
 
   MLIRContext context;
   context.loadDialect<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
@@ -72,7 +83,7 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = ModuleOp::create(builder.getUnknownLoc());
   builder.setInsertionPointToEnd(module->getBody());
   std::mt19937_64 rng(std::hash<std::string>{}(modelName + "/" + size));
-  ModelContext ctx{*module, builder, size == "full" ? Size::Full : Size::Test, rng};
+  ModelContext ctx{*module, builder, size == "full" ? Size::Full : Size::Test, rng, dynamic};
   if (failed(it->build(ctx)))
     return fail("building '" + modelName + "' failed");
   if (failed(verify(*module)))

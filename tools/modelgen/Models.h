@@ -31,6 +31,9 @@ struct ModelContext {
   mlir::OpBuilder &builder;
   Size size;
   std::mt19937_64 &rng;
+  /// `modelgen --dynamic`: the model's dynamic variant, one dim left open
+  /// (`?`) in the entry's argument and results (ModelSpec::dynamicDim).
+  bool dynamic = false;
 };
 
 struct ModelSpec {
@@ -38,6 +41,9 @@ struct ModelSpec {
   /// "tosa" or "linalg": the form the model reached a compiler in.
   std::string form;
   std::function<mlir::LogicalResult(ModelContext &)> build;
+  /// The dim the dynamic variant leaves open ("batch", "sequence"); empty:
+  /// the model has no dynamic variant.
+  std::string dynamicDim = {};
 };
 
 /// Every model, in `modelgen --list` order. Each family file adds its own.
@@ -50,6 +56,9 @@ void addTosaModels(std::vector<ModelSpec> &models);
 mlir::Value weightConstant(ModelContext &ctx, mlir::Location loc,
                            mlir::RankedTensorType type, double scale,
                            llvm::StringRef name);
+
+/// `size`, or `?` in a dynamic variant (ModelContext::dynamic).
+int64_t openIfDynamic(const ModelContext &ctx, int64_t size);
 
 /// He-uniform scale for a layer with `fanIn` inputs: sqrt(6 / fanIn).
 double heScale(int64_t fanIn);

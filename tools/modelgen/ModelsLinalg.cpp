@@ -82,7 +82,8 @@ LogicalResult buildResnet50(ModelContext &ctx) {
   int64_t res = full ? 224 : 32, div = full ? 1 : 4;
   std::vector<int64_t> blocks = full ? std::vector<int64_t>{3, 4, 6, 3}
                                      : std::vector<int64_t>{1, 1, 1, 1};
-  Type input = RankedTensorType::get({1, 3, res, res}, ctx.builder.getF32Type());
+  Type input =
+      RankedTensorType::get({openIfDynamic(ctx, 1), 3, res, res}, ctx.builder.getF32Type());
   return buildMain(ctx, "resnet50", {input}, [&](Layers &L, ValueRange args) {
     L.at("conv1");
     int64_t stem = 64 / div;
@@ -136,7 +137,7 @@ LogicalResult buildResnet50(ModelContext &ctx) {
 void addLinalgVisionModels(std::vector<ModelSpec> &models) {
   models.push_back({"fullyconnected", "linalg", buildFullyConnected});
   models.push_back({"mnist", "linalg", buildMnist});
-  models.push_back({"resnet50", "linalg", buildResnet50});
+  models.push_back({"resnet50", "linalg", buildResnet50, "batch"});
 }
 
 void addLinalgModels(std::vector<ModelSpec> &models) {

@@ -43,8 +43,8 @@ Value bertLayer(Layers &L, Value x, const EncoderConfig &c, const std::string &n
   return L.layerNormLast(L.add(f, x1), 1e-12, name + ".output.LayerNorm");
 }
 
-Type hiddenType(ModelContext &ctx, const EncoderConfig &c) {
-  return RankedTensorType::get({1, c.seq, c.hidden}, ctx.builder.getF32Type());
+Type hiddenType(ModelContext &ctx, int64_t seq, int64_t hidden) {
+  return RankedTensorType::get({1, openIfDynamic(ctx, seq), hidden}, ctx.builder.getF32Type());
 }
 
 /// bert_encoder: BERT-base's encoder stack. full: 12 layers, seq 128, hidden
@@ -53,11 +53,13 @@ Type hiddenType(ModelContext &ctx, const EncoderConfig &c) {
 LogicalResult buildBertEncoder(ModelContext &ctx) {
   EncoderConfig c = ctx.size == Size::Full ? EncoderConfig{128, 768, 12, 3072, 12}
                                            : EncoderConfig{16, 64, 2, 256, 2};
-  return buildMain(ctx, "bert_encoder", {hiddenType(ctx, c)}, [&](Layers &L, ValueRange args) {
+  int64_t seq = openIfDynamic(ctx, c.seq);
+  return buildMain(ctx, "bert_encoder", {hiddenType(ctx, c.seq, c.hidden)},
+                   [&](Layers &L, ValueRange args) {
     Value x = L.collapse(args[0], {{0, 1}, {2}});
     for (int64_t i = 0; i < c.layers; ++i)
       x = bertLayer(L, x, c, "encoder.layer." + std::to_string(i));
-    return SmallVector<Value>{L.expand(x, {1, c.seq, c.hidden}, {{0, 1}, {2}})};
+    return SmallVector<Value>{L.expand(x, {1, seq, c.hidden}, {{0, 1}, {2}})};
   });
 }
 
@@ -68,7 +70,8 @@ LogicalResult buildBertEncoder(ModelContext &ctx) {
 LogicalResult buildMiniLM(ModelContext &ctx) {
   EncoderConfig c = ctx.size == Size::Full ? EncoderConfig{128, 384, 12, 1536, 12}
                                            : EncoderConfig{16, 64, 4, 256, 2};
-  return buildMain(ctx, "minilm", {hiddenType(ctx, c)}, [&](Layers &L, ValueRange args) {
+  return buildMain(ctx, "minilm", {hiddenType(ctx, c.seq, c.hidden)},
+                   [&](Layers &L, ValueRange args) {
     L.at("embeddings");
     Value x = L.collapse(args[0], {{0, 1}, {2}});
     x = L.layerNormLast(x, 1e-12, "embeddings.LayerNorm");
@@ -76,9 +79,9 @@ LogicalResult buildMiniLM(ModelContext &ctx) {
       x = bertLayer(L, x, c, "encoder.layer." + std::to_string(i));
     L.at("pooling");
     Value sum = L.reduceDim(x, 0, Layers::Reduce::Sum); // H
-    double seq = double(c.seq);
-    Value mean = L.map({sum}, [seq](OpBuilder &b, Location loc, ValueRange a) -> Value {
-      Value n = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(seq)));
+    // Divided by the sequence length (the run's, in the dynamic variant).
+    Value n = L.sizeAsF32(c.seq);
+    Value mean = L.map({sum}, [n](OpBuilder &b, Location loc, ValueRange a) -> Value {
       return arith::DivFOp::create(b, loc, a[0], n);
     });
     Value pooled = L.expand(mean, {1, c.hidden}, {{0, 1}}); // 1 x H
@@ -160,12 +163,13 @@ Value mobileBertLayer(Layers &L, Value x, const MobileBertConfig &c, const std::
 LogicalResult buildMobileBert(ModelContext &ctx) {
   MobileBertConfig c = ctx.size == Size::Full ? MobileBertConfig{128, 512, 128, 4, 512, 4, 24}
                                               : MobileBertConfig{16, 64, 32, 2, 64, 4, 2};
-  Type input = RankedTensorType::get({1, c.seq, c.hidden}, ctx.builder.getF32Type());
-  return buildMain(ctx, "mobilebert", {input}, [&](Layers &L, ValueRange args) {
+  int64_t seq = openIfDynamic(ctx, c.seq);
+  return buildMain(ctx, "mobilebert", {hiddenType(ctx, c.seq, c.hidden)},
+                   [&](Layers &L, ValueRange args) {
     Value x = L.collapse(args[0], {{0, 1}, {2}});
     for (int64_t i = 0; i < c.layers; ++i)
       x = mobileBertLayer(L, x, c, "encoder.layer." + std::to_string(i));
-    return SmallVector<Value>{L.expand(x, {1, c.seq, c.hidden}, {{0, 1}, {2}})};
+    return SmallVector<Value>{L.expand(x, {1, seq, c.hidden}, {{0, 1}, {2}})};
   });
 }
 
@@ -184,9 +188,9 @@ LogicalResult buildFragment(ModelContext &ctx) {
 } // namespace
 
 void addLinalgTransformerModels(std::vector<ModelSpec> &models) {
-  models.push_back({"bert_encoder", "linalg", buildBertEncoder});
-  models.push_back({"minilm", "linalg", buildMiniLM});
-  models.push_back({"mobilebert", "linalg", buildMobileBert});
+  models.push_back({"bert_encoder", "linalg", buildBertEncoder, "sequence"});
+  models.push_back({"minilm", "linalg", buildMiniLM, "sequence"});
+  models.push_back({"mobilebert", "linalg", buildMobileBert, "sequence"});
   models.push_back({"fragment", "linalg", buildFragment});
 }
 

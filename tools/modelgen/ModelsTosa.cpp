@@ -120,11 +120,11 @@ Value mobileNetV2Features(TosaGraph &g, Value x, int64_t outputStride = 0) {
 LogicalResult buildMobileNetV2(ModelContext &ctx) {
   TosaGraph g(ctx);
   int64_t res = g.full() ? 224 : 32;
-  Value x = g.begin({g.f32({1, res, res, 3})})[0];
+  Value x = g.begin({g.f32({openIfDynamic(ctx, 1), res, res, 3})})[0];
   Value h = mobileNetV2Features(g, x);
   h = g.relu6(g.conv2d(h, width(g, 1280), 1));
   h = g.globalAvgPool(h);
-  h = g.reshape(h, {1, TosaGraph::channels(h)});
+  h = g.reshape(h, {TosaGraph::shapeOf(h)[0], TosaGraph::channels(h)});
   h = g.fullyConnected(h, g.full() ? 1000 : 10);
   g.finish({g.softmax(h)});
   return success();
@@ -342,7 +342,7 @@ LogicalResult buildPersonDetectInt8(ModelContext &ctx) {
 } // namespace
 
 void addTosaModels(std::vector<ModelSpec> &models) {
-  models.push_back({"mobilenet_v2", "tosa", buildMobileNetV2});
+  models.push_back({"mobilenet_v2", "tosa", buildMobileNetV2, "batch"});
   models.push_back({"mobilenet_v3_small", "tosa", buildMobileNetV3Small});
   models.push_back({"posenet", "tosa", buildPoseNet});
   models.push_back({"deeplab_v3", "tosa", buildDeepLabV3});

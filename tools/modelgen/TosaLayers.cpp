@@ -110,7 +110,11 @@ Value TosaGraph::zeroPoint(Type elem, int64_t v) {
 
 Value TosaGraph::shape(ArrayRef<int64_t> dims) {
   auto n = static_cast<int64_t>(dims.size());
-  auto attr = DenseIntElementsAttr::get(RankedTensorType::get({n}, b.getIndexType()), dims);
+  // A dynamic variant's open dim is tosa.reshape's inferred one (-1).
+  SmallVector<int64_t> values;
+  for (int64_t d : dims)
+    values.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  auto attr = DenseIntElementsAttr::get(RankedTensorType::get({n}, b.getIndexType()), values);
   return tosa::ConstShapeOp::create(b, loc, tosa::shapeType::get(b.getContext(), n), attr);
 }
 

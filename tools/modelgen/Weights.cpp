@@ -46,4 +46,8 @@ Value weightConstant(ModelContext &ctx, Location loc, RankedTensorType type,
   return arith::ConstantOp::create(ctx.builder, loc, attr);
 }
 
+int64_t openIfDynamic(const ModelContext &ctx, int64_t size) {
+  return ctx.dynamic ? mlir::ShapedType::kDynamic : size;
+}
+
 } // namespace jitrun::modelgen
