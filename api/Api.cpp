@@ -386,6 +386,22 @@ jitrun_status_t jitrun_options_set_max_specializations(jitrun_options_t options,
   return nullptr;
 }
 
+jitrun_status_t jitrun_options_set_shape_policy(jitrun_options_t options, const char *policy) {
+  if (!options)
+    return invalid("jitrun_options_set_shape_policy: null options");
+  llvm::StringRef p = policy ? policy : "";
+  if (p == "specialize")
+    options->options.shapePolicy = jitrun::ShapePolicy::Specialize;
+  else if (p == "tiered")
+    options->options.shapePolicy = jitrun::ShapePolicy::Tiered;
+  else if (p == "split")
+    options->options.shapePolicy = jitrun::ShapePolicy::Split;
+  else
+    return invalid("jitrun_options_set_shape_policy: '" + p.str() +
+                   "' is not a policy; use specialize, tiered or split");
+  return nullptr;
+}
+
 jitrun_status_t jitrun_options_set_progress(jitrun_options_t options, jitrun_progress_fn fn,
                                             void *user_data) {
   if (!options)

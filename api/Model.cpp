@@ -11,6 +11,7 @@
 #include "compiler/Compiler.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 namespace jitrun {
@@ -42,7 +43,11 @@ struct CompiledModel::Specialization {
 ModelRunContext::ModelRunContext() = default;
 ModelRunContext::~ModelRunContext() = default;
 
-CompiledModel::~CompiledModel() = default;
+CompiledModel::~CompiledModel() {
+  std::lock_guard<std::mutex> lock(backgroundMutex);
+  if (background.joinable())
+    background.join();
+}
 
 llvm::Expected<std::unique_ptr<CompiledModel>>
 CompiledModel::compileBuffer(llvm::StringRef bytes, llvm::StringRef name,
@@ -61,6 +66,22 @@ CompiledModel::compileBuffer(llvm::StringRef bytes, llvm::StringRef name,
     model->options.progress = nullptr;
     model->options.signatureOnly = false;
     model->options.maxSpecializations = std::max<size_t>(1, options.maxSpecializations);
+    // The named dims, each analyzed by the specializations (DimAnalysis).
+    const std::vector<TensorSpec> &specs = model->inputs();
+    for (size_t i = 0; i < specs.size(); ++i)
+      for (size_t d = 0; d < specs[i].dimNames.size(); ++d) {
+        const std::string &dim = specs[i].dimNames[d];
+        if (dim.empty())
+          continue;
+        auto g = std::find_if(model->groups.begin(), model->groups.end(),
+                              [&](const DimGroup &x) { return x.name == dim; });
+        if (g == model->groups.end()) {
+          model->groups.push_back(DimGroup{dim, std::vector<int64_t>(specs.size(), -1)});
+          g = model->groups.end() - 1;
+        }
+        g->inputDims[i] = int64_t(d);
+      }
+    model->options.analyzeDims = model->groups;
   }
   return model;
 }
@@ -151,31 +172,43 @@ static llvm::Error checkShapes(const std::vector<TensorSpec> &specs,
   return llvm::Error::success();
 }
 
+std::shared_ptr<CompiledModel::Specialization>
+CompiledModel::find(const std::vector<std::vector<int64_t>> &shapes) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = std::find_if(specializations_.begin(), specializations_.end(),
+                         [&](const auto &s) { return s->shapes == shapes; });
+  if (it == specializations_.end())
+    return nullptr;
+  std::rotate(specializations_.begin(), it, it + 1); // most recent first
+  latest = specializations_.front();
+  return latest;
+}
+
+void CompiledModel::record(const std::vector<DimAnalysis> &dims) {
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const DimAnalysis &d : dims) {
+    auto [it, inserted] = found.try_emplace(d.name, d);
+    if (!inserted && !d.independent)
+      it->second = d;
+  }
+}
+
 llvm::Expected<std::shared_ptr<CompiledModel::Specialization>>
 CompiledModel::specialization(const std::vector<std::vector<int64_t>> &shapes) {
-  auto lookup = [&]() -> std::shared_ptr<Specialization> {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = std::find_if(specializations_.begin(), specializations_.end(),
-                           [&](const auto &s) { return s->shapes == shapes; });
-    if (it == specializations_.end())
-      return nullptr;
-    std::rotate(specializations_.begin(), it, it + 1); // most recent first
-    latest = specializations_.front();
-    return latest;
-  };
-  if (std::shared_ptr<Specialization> s = lookup())
+  if (std::shared_ptr<Specialization> s = find(shapes))
     return s;
   if (llvm::Error e = checkShapes(inputs(), shapes))
     return std::move(e);
   // One compile at a time; a caller that waited may find its shapes done.
   std::lock_guard<std::mutex> compiling(compileMutex);
-  if (std::shared_ptr<Specialization> s = lookup())
+  if (std::shared_ptr<Specialization> s = find(shapes))
     return s;
   CompileOptions o = options;
   o.argumentShapes = shapes;
   llvm::Expected<std::unique_ptr<CompiledProgram>> c = compileModel(bytes, name, o);
   if (!c)
     return c.takeError();
+  record((*c)->dims);
   auto s = std::make_shared<Specialization>(std::move(*c));
   s->shapes = shapes;
   std::lock_guard<std::mutex> lock(mutex);
@@ -188,10 +221,151 @@ CompiledModel::specialization(const std::vector<std::vector<int64_t>> &shapes) {
   return s;
 }
 
-llvm::Expected<std::shared_ptr<CompiledModel::Specialization>>
-CompiledModel::programFor(llvm::ArrayRef<const HostTensor *> inputs) {
+void CompiledModel::probeDims(const std::vector<std::vector<int64_t>> &shapes) {
+  for (const DimGroup &g : groups) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (found.count(g.name))
+        continue;
+    }
+    std::vector<std::vector<int64_t>> probe = shapes;
+    for (size_t i = 0; i < probe.size() && i < g.inputDims.size(); ++i)
+      if (g.inputDims[i] >= 0 && g.inputDims[i] < int64_t(probe[i].size()))
+        probe[i][g.inputDims[i]] = 2;
+    CompileOptions o = options;
+    o.argumentShapes = probe;
+    o.analyzeOnly = true;
+    o.analyzeDims = {g};
+    llvm::Expected<std::unique_ptr<CompiledProgram>> c = compileModel(bytes, name, o);
+    if (!c) {
+      // The model refuses size 2: the dim is not split.
+      llvm::consumeError(c.takeError());
+      record({DimAnalysis{g.name, false, {}}});
+      continue;
+    }
+    record((*c)->dims);
+  }
+}
+
+std::optional<CompiledModel::Plan>
+CompiledModel::splitPlan(const std::vector<std::vector<int64_t>> &shapes) {
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const DimGroup &g : groups) {
+    auto it = found.find(g.name);
+    if (it == found.end() || !it->second.independent ||
+        llvm::any_of(it->second.outputDims, [](int64_t d) { return d != 0; }) ||
+        llvm::any_of(g.inputDims, [](int64_t d) { return d > 0; }))
+      continue;
+    Plan plan;
+    plan.size = -1;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      plan.split.push_back(i < g.inputDims.size() && g.inputDims[i] == 0);
+      if (plan.split.back())
+        plan.size = shapes[i][0];
+    }
+    if (plan.size <= 0)
+      continue;
+    // The sizes compiled at these shapes but for the split dim.
+    std::map<int64_t, std::shared_ptr<Specialization>> bySize;
+    for (const auto &spec : specializations_) {
+      bool fits = spec->shapes.size() == shapes.size();
+      int64_t size = -1;
+      for (size_t i = 0; fits && i < shapes.size(); ++i) {
+        fits = spec->shapes[i].size() == shapes[i].size();
+        for (size_t d = 0; fits && d < shapes[i].size(); ++d)
+          if (d == 0 && plan.split[i])
+            size = spec->shapes[i][0];
+          else
+            fits = spec->shapes[i][d] == shapes[i][d];
+      }
+      if (fits && size > 0)
+        bySize.emplace(size, spec);
+    }
+    if (bySize.empty())
+      continue;
+    // The largest compiled size that fits, again and again; the rest in
+    // the smallest one that holds it, its extra rows zero and dropped.
+    for (int64_t begin = 0; begin < plan.size;) {
+      int64_t left = plan.size - begin;
+      auto fit = bySize.upper_bound(left);
+      Piece p;
+      if (fit != bySize.begin()) {
+        --fit;
+        p = Piece{fit->second, begin, fit->first, fit->first};
+      } else {
+        p = Piece{fit->second, begin, left, fit->first};
+      }
+      begin += p.rows;
+      plan.pieces.push_back(std::move(p));
+    }
+    return plan;
+  }
+  return std::nullopt;
+}
+
+void CompiledModel::inBackground(std::function<void()> task) {
+  std::lock_guard<std::mutex> lock(backgroundMutex);
+  if (backgroundBusy)
+    return;
+  if (background.joinable())
+    background.join(); // done with its last task
+  backgroundBusy = true;
+  try {
+    background = std::thread([this, task = std::move(task)] {
+      task();
+      backgroundBusy = false;
+    });
+  } catch (const std::exception &) {
+    backgroundBusy = false; // no thread: a later call tries again
+  }
+}
+
+void CompiledModel::compileInBackground(const std::vector<std::vector<int64_t>> &shapes) {
+  {
+    std::lock_guard<std::mutex> lock(backgroundMutex);
+    if (failedShapes.count(shapes))
+      return;
+  }
+  inBackground([this, shapes] {
+    llvm::Expected<std::shared_ptr<Specialization>> s = specialization(shapes);
+    if (!s) {
+      llvm::consumeError(s.takeError());
+      std::lock_guard<std::mutex> failed(backgroundMutex);
+      failedShapes.insert(shapes);
+    }
+  });
+}
+
+llvm::Expected<CompiledModel::Plan>
+CompiledModel::planFor(const std::vector<std::vector<int64_t>> &shapes) {
+  if (std::shared_ptr<Specialization> s = find(shapes))
+    return Plan{s, {}, 0, {}};
+  if (llvm::Error e = checkShapes(inputs(), shapes))
+    return std::move(e);
+  if (options.shapePolicy != ShapePolicy::Specialize) {
+    if (std::optional<Plan> plan = splitPlan(shapes)) {
+      if (options.shapePolicy == ShapePolicy::Tiered)
+        compileInBackground(shapes);
+      return std::move(*plan);
+    }
+  }
+  llvm::Expected<std::shared_ptr<Specialization>> s = specialization(shapes);
+  if (!s)
+    return s.takeError();
+  // A dim compiled at size 1 was not analyzed: analyze it at size 2 (an
+  // import: for a big ONNX model, most of a compile's time). Split, which
+  // compiles no new sizes, waits for it here; tiered stalls no call for it.
+  if (options.shapePolicy == ShapePolicy::Split)
+    probeDims(shapes);
+  else if (options.shapePolicy == ShapePolicy::Tiered)
+    inBackground([this, shapes] { probeDims(shapes); });
+  return Plan{*s, {}, 0, {}};
+}
+
+llvm::Expected<CompiledModel::Plan>
+CompiledModel::planFor(llvm::ArrayRef<const HostTensor *> inputs) {
   if (!dynamic())
-    return base;
+    return Plan{base, {}, 0, {}};
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const HostTensor *t = inputs[i];
@@ -203,7 +377,77 @@ CompiledModel::programFor(llvm::ArrayRef<const HostTensor *> inputs) {
                            this->inputs()[i].str() + ", got " + t->typeString());
     shapes.emplace_back(t->shape().begin(), t->shape().end());
   }
-  return specialization(shapes);
+  return planFor(shapes);
+}
+
+std::vector<TensorSpec> CompiledModel::outputsOf(const Plan &plan) const {
+  if (plan.whole)
+    return plan.whole->program().outputSpecs;
+  std::vector<TensorSpec> specs = plan.pieces.front().spec->program().outputSpecs;
+  for (TensorSpec &s : specs)
+    s.shape[0] = plan.size;
+  return specs;
+}
+
+llvm::Error CompiledModel::runPieces(const Plan &plan, llvm::ArrayRef<const HostTensor *> inputs,
+                                     llvm::MutableArrayRef<HostTensor> results,
+                                     ThreadPool &pool) {
+  std::vector<TensorSpec> expected = outputsOf(plan);
+  if (results.size() != expected.size())
+    return makeError(ErrorCode::ShapeMismatch, "expected " + llvm::Twine(expected.size()) +
+                                                   " results, got " +
+                                                   llvm::Twine(results.size()));
+  for (size_t i = 0; i < results.size(); ++i)
+    if (results[i].elementType() != expected[i].type || results[i].shape() != expected[i].shape)
+      return makeError(ErrorCode::ShapeMismatch,
+                       "result " + llvm::Twine(i) + " is " + results[i].typeString() +
+                           "; these inputs give " + expected[i].str());
+  // Rows [begin, begin + rows) of `t` as a tensor of `compiled` rows: a view
+  // when they are all there, else a copy padded with zero rows.
+  auto rowsOf = [](const HostTensor &t, const Piece &p) -> llvm::Expected<HostTensor> {
+    std::vector<int64_t> shape = t.shape();
+    size_t rowBytes = shape[0] ? t.byteSize() / size_t(shape[0]) : 0;
+    shape[0] = p.compiled;
+    auto *data = static_cast<uint8_t *>(const_cast<void *>(t.data())) + p.begin * rowBytes;
+    if (p.rows == p.compiled)
+      return HostTensor::view(t.elementType(), shape, data);
+    llvm::Expected<HostTensor> padded = HostTensor::create(t.elementType(), shape);
+    if (padded)
+      std::memcpy(padded->data(), data, size_t(p.rows) * rowBytes);
+    return padded;
+  };
+  for (const Piece &p : plan.pieces) {
+    std::vector<HostTensor> held;
+    held.reserve(inputs.size() + results.size());
+    std::vector<const HostTensor *> in;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!plan.split[i]) {
+        in.push_back(inputs[i]);
+        continue;
+      }
+      llvm::Expected<HostTensor> t = rowsOf(*inputs[i], p);
+      if (!t)
+        return t.takeError();
+      held.push_back(std::move(*t));
+      in.push_back(&held.back());
+    }
+    std::vector<HostTensor> out;
+    for (HostTensor &r : results) {
+      llvm::Expected<HostTensor> t = rowsOf(r, p);
+      if (!t)
+        return t.takeError();
+      out.push_back(std::move(*t));
+    }
+    if (llvm::Error e = p.spec->executor->runInto(in, out, pool))
+      return e;
+    if (p.rows != p.compiled)
+      for (size_t i = 0; i < results.size(); ++i) {
+        size_t rowBytes = out[i].byteSize() / size_t(p.compiled);
+        std::memcpy(static_cast<uint8_t *>(results[i].data()) + p.begin * rowBytes,
+                    out[i].data(), size_t(p.rows) * rowBytes);
+      }
+  }
+  return llvm::Error::success();
 }
 
 llvm::Expected<std::vector<TensorSpec>>
@@ -213,10 +457,10 @@ CompiledModel::outputsFor(llvm::ArrayRef<std::vector<int64_t>> shapes) {
       return std::move(e);
     return outputs();
   }
-  llvm::Expected<std::shared_ptr<Specialization>> s = specialization(shapes.vec());
-  if (!s)
-    return s.takeError();
-  return (*s)->program().outputSpecs;
+  llvm::Expected<Plan> plan = planFor(shapes.vec());
+  if (!plan)
+    return plan.takeError();
+  return outputsOf(*plan);
 }
 
 llvm::Expected<std::unique_ptr<ModelRunContext>> CompiledModel::createRunContext() const {
@@ -233,35 +477,51 @@ llvm::Expected<std::unique_ptr<ModelRunContext>> CompiledModel::createRunContext
 
 llvm::Expected<std::vector<HostTensor>>
 CompiledModel::run(llvm::ArrayRef<const HostTensor *> inputs, ThreadPool &pool) {
-  llvm::Expected<std::shared_ptr<Specialization>> s = programFor(inputs);
-  if (!s)
-    return s.takeError();
-  return (*s)->executor->run(inputs, pool);
+  llvm::Expected<Plan> plan = planFor(inputs);
+  if (!plan)
+    return plan.takeError();
+  if (plan->whole)
+    return plan->whole->executor->run(inputs, pool);
+  std::vector<HostTensor> results;
+  for (const TensorSpec &spec : outputsOf(*plan)) {
+    llvm::Expected<HostTensor> t = HostTensor::create(spec.type, spec.shape);
+    if (!t)
+      return t.takeError();
+    results.push_back(std::move(*t));
+  }
+  if (llvm::Error e = runPieces(*plan, inputs, results, pool))
+    return std::move(e);
+  return std::move(results);
 }
 
 llvm::Error CompiledModel::runInto(llvm::ArrayRef<const HostTensor *> inputs,
                                    llvm::MutableArrayRef<HostTensor> results, ThreadPool &pool) {
-  llvm::Expected<std::shared_ptr<Specialization>> s = programFor(inputs);
-  if (!s)
-    return s.takeError();
-  return (*s)->executor->runInto(inputs, results, pool);
+  llvm::Expected<Plan> plan = planFor(inputs);
+  if (!plan)
+    return plan.takeError();
+  if (!plan->whole)
+    return runPieces(*plan, inputs, results, pool);
+  return plan->whole->executor->runInto(inputs, results, pool);
 }
 
 llvm::Error CompiledModel::runInto(llvm::ArrayRef<const HostTensor *> inputs,
                                    llvm::MutableArrayRef<HostTensor> results, ThreadPool &pool,
                                    ModelRunContext &context) {
-  llvm::Expected<std::shared_ptr<Specialization>> s = programFor(inputs);
-  if (!s)
-    return s.takeError();
-  if (context.owner != *s) {
+  llvm::Expected<Plan> plan = planFor(inputs);
+  if (!plan)
+    return plan.takeError();
+  if (!plan->whole)
+    return runPieces(*plan, inputs, results, pool);
+  const std::shared_ptr<Specialization> &s = plan->whole;
+  if (context.owner != s) {
     // Another specialization's intermediates: this one's are made here.
-    auto fresh = (*s)->executor->createRunContext();
+    auto fresh = s->executor->createRunContext();
     if (!fresh)
       return fresh.takeError();
     context.context = std::move(*fresh);
-    context.owner = *s;
+    context.owner = s;
   }
-  return (*s)->executor->runInto(inputs, results, pool, *context.context);
+  return s->executor->runInto(inputs, results, pool, *context.context);
 }
 
 void CompiledModel::setProfiling(bool enabled) {

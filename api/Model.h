@@ -19,10 +19,15 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace jitrun {
@@ -57,6 +62,10 @@ private:
 /// before compiles the model for exactly those shapes, then keeps that
 /// specialization (the CompileOptions::maxSpecializations most recently
 /// used stay in memory; the program and kernel caches keep them on disk).
+/// CompileOptions::shapePolicy decides what a run at new shapes waits for:
+/// along a dim the model computes index by index (the batch of most
+/// models, found by analysis), the Tiered and Split policies run it at
+/// once, as pieces at sizes already compiled.
 class CompiledModel {
 public:
   /// Reads `path` (MLIR text or bytecode, detected from the content).
@@ -126,13 +135,48 @@ public:
   Profile profile() const;
 
   struct Specialization;
+  /// How a run at some shapes is made: one specialization whole, or pieces
+  /// along a split dim (dim 0 of the inputs that have it and of every
+  /// result), each run by a specialization of `compiled` rows of which the
+  /// first `rows` are the run's rows [begin, begin + rows).
+  struct Piece {
+    std::shared_ptr<Specialization> spec;
+    int64_t begin = 0, rows = 0, compiled = 0;
+  };
+  struct Plan {
+    std::shared_ptr<Specialization> whole;
+    std::vector<Piece> pieces;
+    /// The split dim's size, and per input whether it has the dim (dim 0).
+    int64_t size = 0;
+    std::vector<bool> split;
+  };
 
 private:
   CompiledModel() = default;
-  /// The program to run `inputs` with: the static one, or the dynamic
-  /// model's specialization for their shapes (checked first, compiled if new).
-  llvm::Expected<std::shared_ptr<Specialization>>
-  programFor(llvm::ArrayRef<const HostTensor *> inputs);
+  /// The plan for inputs of `shapes` (checked first): a specialization,
+  /// pieces, or a new specialization compiled now, as the policy says.
+  llvm::Expected<Plan> planFor(const std::vector<std::vector<int64_t>> &shapes);
+  llvm::Expected<Plan> planFor(llvm::ArrayRef<const HostTensor *> inputs);
+  /// The specialization for exactly `shapes`, if in memory (most recent now).
+  std::shared_ptr<Specialization> find(const std::vector<std::vector<int64_t>> &shapes);
+  /// Pieces at sizes already compiled, when a split dim allows it.
+  std::optional<Plan> splitPlan(const std::vector<std::vector<int64_t>> &shapes);
+  /// The results' specs of a plan.
+  std::vector<TensorSpec> outputsOf(const Plan &plan) const;
+  /// Runs the pieces of `plan` into `results` (the whole run's).
+  llvm::Error runPieces(const Plan &plan, llvm::ArrayRef<const HostTensor *> inputs,
+                        llvm::MutableArrayRef<HostTensor> results, ThreadPool &pool);
+  /// Keeps what a compile found of the named dims (a dim found not
+  /// independent once stays so).
+  void record(const std::vector<DimAnalysis> &dims);
+  /// After a compile at size 1 along a dim not analyzed yet: the analysis
+  /// alone (import, no kernels) at size 2.
+  void probeDims(const std::vector<std::vector<int64_t>> &shapes);
+  /// Runs `task` on the background thread unless it is busy (then not at
+  /// all): one task at a time, joined before the model goes.
+  void inBackground(std::function<void()> task);
+  /// Tiered: compiles `shapes` in the background (not again if it failed).
+  void compileInBackground(const std::vector<std::vector<int64_t>> &shapes);
   llvm::Expected<std::shared_ptr<Specialization>>
   specialization(const std::vector<std::vector<int64_t>> &shapes);
 
@@ -146,6 +190,17 @@ private:
   std::shared_ptr<Specialization> latest;
   std::mutex compileMutex; // one specialization compiles at a time
   bool profiling = false;
+  /// The named dynamic dims, and what compiles found of them (by name;
+  /// guarded by mutex).
+  std::vector<DimGroup> groups;
+  std::map<std::string, DimAnalysis> found;
+  /// The background thread (tiered compiles, analysis probes), and shapes
+  /// that failed to compile there (not tried again; guarded by
+  /// backgroundMutex).
+  std::mutex backgroundMutex;
+  std::thread background;
+  std::atomic<bool> backgroundBusy{false};
+  std::set<std::vector<std::vector<int64_t>>> failedShapes;
 };
 
 } // namespace jitrun

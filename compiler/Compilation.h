@@ -47,6 +47,8 @@ public:
   /// The entry has dynamic dims and no argumentShapes were given: only its
   /// signature was read (with -1 dims), nothing compiled.
   bool dynamic = false;
+  /// CompileOptions::analyzeDims' findings.
+  std::vector<DimAnalysis> dims;
 
   /// Collects diagnostics as text; errors and warnings apart.
   struct Diagnostics {
@@ -113,6 +115,13 @@ inline llvm::Error compileError(const llvm::Twine &msg) {
 }
 /// `op`'s error `msg` at its location, formatted as the driver's diagnostics.
 llvm::Error opError(mlir::Operation *op, Compilation &impl, const llvm::Twine &msg);
+/// For a specialized entry (static shapes, before fusion): the dim each
+/// result carries when the model computes every index of the inputs'
+/// `inputDims` (per argument, a dim of `size` elements, or -1) on its own;
+/// nullopt when it may not (IndependentDims.cpp).
+std::optional<std::vector<int64_t>> independentOutputDims(mlir::func::FuncOp entry,
+                                                          llvm::ArrayRef<int64_t> inputDims,
+                                                          int64_t size);
 /// The host program's element type for `t`, if it has one.
 std::optional<ElementType> toElementType(mlir::Type t);
 /// The spec of a statically shaped tensor type of such an element type

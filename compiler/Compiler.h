@@ -37,6 +37,8 @@ struct CompiledProgram {
   /// (inputs and outputs with -1 dims, no kernels): CompiledModel compiles
   /// it for each run's shapes.
   bool dynamic = false;
+  /// CompileOptions::analyzeDims' findings (those at sizes of 2 or more).
+  std::vector<DimAnalysis> dims;
 };
 
 /// Compiles a model held in memory (MLIR text or bytecode, detected from

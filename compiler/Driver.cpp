@@ -510,13 +510,14 @@ static bool isOnnx(llvm::StringRef bytes, llvm::StringRef name) {
 static constexpr llvm::StringLiteral kCacheEntryAttr = "jitrun.cache.entry",
                                      kCacheEntryPointsAttr = "jitrun.cache.entry_points",
                                      kCacheGenericBeforeAttr = "jitrun.cache.generic_before",
-                                     kCacheWarningsAttr = "jitrun.cache.warnings";
+                                     kCacheWarningsAttr = "jitrun.cache.warnings",
+                                     kCacheDimsAttr = "jitrun.cache.dims";
 
 /// Removes annotateForCache's attributes: host lowering sees the module as
 /// fusion left it.
 static void dropCacheAnnotations(ModuleOp module) {
   for (llvm::StringRef a : {kCacheEntryAttr, kCacheEntryPointsAttr, kCacheGenericBeforeAttr,
-                            kCacheWarningsAttr})
+                            kCacheWarningsAttr, kCacheDimsAttr})
     module->removeAttr(a);
 }
 
@@ -541,11 +542,13 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   bool wroteCache = false;
   if (module && restoreFromCache(*module, entryName)) {
     stats.cachedProgram = 1;
+    if (options.analyzeOnly)
+      return llvm::Error::success();
   } else {
     module = nullptr;
     if (llvm::Error e = importAndFuse(bytes, name, module, entryName))
       return e;
-    if (options.signatureOnly || dynamic)
+    if (options.signatureOnly || dynamic || options.analyzeOnly)
       return llvm::Error::success();
     if (cache.enabled()) {
       annotateForCache(*module, entryName);
@@ -601,6 +604,19 @@ void Compilation::annotateForCache(ModuleOp module, llvm::StringRef entryName) {
   module->setAttr(kCacheEntryPointsAttr, strings(entryPoints));
   module->setAttr(kCacheGenericBeforeAttr, b.getI64IntegerAttr(stats.genericBefore));
   module->setAttr(kCacheWarningsAttr, strings(warnings));
+  // A dim's analysis as `name=d0,d1` (independent, the results' dims) or
+  // `name` (not).
+  std::vector<std::string> found;
+  for (const DimAnalysis &d : dims) {
+    std::string text = d.name;
+    if (d.independent) {
+      text += "=";
+      for (size_t i = 0; i < d.outputDims.size(); ++i)
+        text += (i ? "," : "") + std::to_string(d.outputDims[i]);
+    }
+    found.push_back(text);
+  }
+  module->setAttr(kCacheDimsAttr, strings(found));
 }
 
 bool Compilation::restoreFromCache(ModuleOp module, std::string &entryName) {
@@ -608,8 +624,9 @@ bool Compilation::restoreFromCache(ModuleOp module, std::string &entryName) {
   auto points = module->getAttrOfType<ArrayAttr>(kCacheEntryPointsAttr);
   auto before = module->getAttrOfType<IntegerAttr>(kCacheGenericBeforeAttr);
   auto warned = module->getAttrOfType<ArrayAttr>(kCacheWarningsAttr);
+  auto found = module->getAttrOfType<ArrayAttr>(kCacheDimsAttr);
   dropCacheAnnotations(module);
-  if (!entry || !points || !before || !warned ||
+  if (!entry || !points || !before || !warned || !found ||
       !module.lookupSymbol<func::FuncOp>(entry.getValue()))
     return false;
   entryName = entry.getValue().str();
@@ -621,6 +638,23 @@ bool Compilation::restoreFromCache(ModuleOp module, std::string &entryName) {
   for (Attribute a : warned)
     if (auto s = dyn_cast<StringAttr>(a))
       warnings.push_back(s.getValue().str());
+  dims.clear();
+  for (Attribute a : found) {
+    auto s = dyn_cast<StringAttr>(a);
+    if (!s)
+      return false;
+    auto [dimName, outputs] = s.getValue().split('=');
+    DimAnalysis d{dimName.str(), s.getValue().contains('='), {}};
+    llvm::SmallVector<llvm::StringRef> parts;
+    outputs.split(parts, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef p : parts) {
+      int64_t v;
+      if (p.getAsInteger(10, v))
+        return false;
+      d.outputDims.push_back(v);
+    }
+    dims.push_back(std::move(d));
+  }
   stats.genericBefore = before.getInt();
   stats.function = entryName;
   stats.fusion = fusionModeName(options.reference ? FusionMode::None : options.fusion).str();
@@ -822,6 +856,20 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
     });
     if (refused)
       return refused;
+    // The dims a run may be split along, seen before fusion reshapes them.
+    for (const DimGroup &g : options.analyzeDims) {
+      int64_t size = -1;
+      for (auto [i, d] : llvm::enumerate(g.inputDims))
+        if (d >= 0 && i < options.argumentShapes.size() &&
+            d < int64_t(options.argumentShapes[i].size()))
+          size = options.argumentShapes[i][d];
+      if (size < 2)
+        continue;
+      std::optional<std::vector<int64_t>> outs = independentOutputDims(entry, g.inputDims, size);
+      dims.push_back(DimAnalysis{g.name, outs.has_value(), outs.value_or(std::vector<int64_t>{})});
+    }
+    if (options.analyzeOnly)
+      return llvm::Error::success();
   }
   if (llvm::Error e = checkSupported(entry, *this))
     return e;
@@ -900,6 +948,7 @@ compileModel(llvm::StringRef bytes, llvm::StringRef name, const CompileOptions &
   out->explanations = std::move(c.explanations);
   out->entryPoints = std::move(c.entryPoints);
   out->dynamic = c.dynamic;
+  out->dims = std::move(c.dims);
   return std::move(out);
 }
 

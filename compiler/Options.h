@@ -22,6 +22,36 @@ namespace jitrun {
 /// $HOME/.cache/jitrun; "" when none of them is usable.
 std::string defaultCacheDir();
 
+/// A named dynamic dim of a model's inputs: per input, the dim of that
+/// name, or -1.
+struct DimGroup {
+  std::string name;
+  std::vector<int64_t> inputDims;
+};
+
+/// What a specialization found of a DimGroup (compiler/IndependentDims.cpp):
+/// whether the model computes each of its indices on its own (results'
+/// slices along `outputDims` depend only on the inputs' slices at the same
+/// index), so that a run can be split along it.
+struct DimAnalysis {
+  std::string name;
+  bool independent = false;
+  std::vector<int64_t> outputDims; // per output, when independent
+};
+
+/// How a dynamic model meets shapes it has not compiled (CompiledModel).
+enum class ShapePolicy {
+  /// Compile the model for the new shapes, then run (the caller waits).
+  Specialize,
+  /// Along a dim the model computes index by index (the batch of a CNN,
+  /// DimAnalysis): run at once as pieces at sizes already compiled while
+  /// the new shapes compile in the background, then use those. Otherwise
+  /// as Specialize.
+  Tiered,
+  /// As Tiered, but never compile for a new size along such a dim.
+  Split,
+};
+
 /// Everything that steers compilation.
 struct CompileOptions {
   /// Entry point; empty picks the only public function, else @main.
@@ -40,6 +70,12 @@ struct CompileOptions {
   /// A dynamic model's specializations kept in memory (least recently used
   /// goes first); at least 1.
   size_t maxSpecializations = 8;
+  ShapePolicy shapePolicy = ShapePolicy::Specialize;
+  /// With argumentShapes: the dynamic dims to analyze (DimAnalysis), each
+  /// at the size its inputs are specialized to (2 or more, else skipped).
+  std::vector<DimGroup> analyzeDims;
+  /// Stop after the import and that analysis (no fusion, no kernels).
+  bool analyzeOnly = false;
   FusionMode fusion = FusionMode::Default;
   /// The slow, simple reference path: no fusion, no tiling, no vectors.
   bool reference = false;

@@ -208,6 +208,7 @@ struct LoadOptions {
   bool failOnStackLimit = true;
   std::map<std::string, std::vector<int64_t>> inputShapes;
   size_t maxSpecializations = 8;
+  std::string shapePolicy = "specialize";
   std::string weights = "f32";
   py::object progress = py::none();
 };
@@ -235,6 +236,7 @@ public:
     for (const auto &[name, dims] : o.inputShapes)
       check(jitrun_options_set_input_shape(opts, name.c_str(), dims.size(), dims.data()));
     check(jitrun_options_set_max_specializations(opts, o.maxSpecializations));
+    check(jitrun_options_set_shape_policy(opts, o.shapePolicy.c_str()));
     check(jitrun_options_set_weights(opts, o.weights.c_str()));
     Progress progress{o.progress};
     if (!o.progress.is_none())
@@ -720,6 +722,7 @@ PYBIND11_MODULE(_jitrun, m) {
       .def_readwrite("fail_on_stack_limit", &LoadOptions::failOnStackLimit)
       .def_readwrite("input_shapes", &LoadOptions::inputShapes)
       .def_readwrite("max_specializations", &LoadOptions::maxSpecializations)
+      .def_readwrite("shape_policy", &LoadOptions::shapePolicy)
       .def_readwrite("weights", &LoadOptions::weights)
       .def_readwrite("progress", &LoadOptions::progress);
   py::class_<Model>(m, "Model")

@@ -18,6 +18,7 @@
 #include <xtensor/xview.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -302,6 +303,102 @@ TEST_CASE("C++ API: the zoo's dynamic variants at five shapes in one process", "
     std::set<size_t> distinct(c.sizes.begin(), c.sizes.end());
     distinct.insert(c.shape[c.open]);
     CHECK(model.specializations() == distinct.size());
+  }
+}
+
+// y = x - (the column sums over the batch): every row depends on the whole
+// batch, so no run may be split along it.
+const char *kBatchMixing = R"(
+func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>],
+                         iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<?x4xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %e2 = tensor.empty(%n) : tensor<?x4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<?x4xf32>, tensor<4xf32>) outs(%e2 : tensor<?x4xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %d = arith.subf %a, %s : f32
+    linalg.yield %d : f32
+  } -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+)";
+
+TEST_CASE("C++ API: shape policies run a new batch as pieces of compiled ones", "[api]") {
+  jitrun::Runtime rt(2);
+  xt::random::seed(9);
+  const std::string path = kZoo + "/mobilenet_v2.dynamic.mlirbc";
+  // The reference: the model compiled without fusion for every shape.
+  jitrun::Model unfused = jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").fusion("none"));
+  auto image = [](size_t n) {
+    return xt::xarray<float>(xt::random::rand<float>(std::vector<size_t>{n, 32, 32, 3}, -1, 1));
+  };
+  SECTION("split: one compile, then every batch in pieces") {
+    // The first compile is at batch 1, so the batch is analyzed at 2 first.
+    jitrun::Model split =
+        jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").shapePolicy("split"));
+    for (size_t n : std::vector<size_t>{1, 4, 3, 6, 2}) {
+      INFO("batch " << n);
+      xt::xarray<float> x = image(n);
+      xt::xarray<float> y = split.run<float>({x})[0];
+      REQUIRE(y.shape() == std::vector<size_t>{n, 10});
+      CHECK(xt::allclose(y, unfused.run<float>({x})[0], 1e-4, 1e-5));
+    }
+    CHECK(split.specializations() == 1);
+    CHECK(split.outputShapes({{9, 32, 32, 3}}) == std::vector<std::vector<int64_t>>{{9, 10}});
+    // Into the caller's results, through a session, and the wrong shape.
+    xt::xarray<float> x = image(5), out = xt::zeros<float>({5, 10});
+    xt::xarray<float> expected = unfused.run<float>({x})[0];
+    split.runInto({x}, {out});
+    CHECK(xt::allclose(out, expected, 1e-4, 1e-5));
+    jitrun::Session session(split);
+    out.fill(0);
+    session.runInto({x}, {out});
+    CHECK(xt::allclose(out, expected, 1e-4, 1e-5));
+    xt::xarray<float> wrong = xt::zeros<float>({4, 10});
+    CHECK(codeOf([&] { split.runInto({x}, {wrong}); }) == JITRUN_SHAPE_MISMATCH);
+    CHECK(split.specializations() == 1);
+  }
+  SECTION("tiered: a new batch runs at once, its own compile follows") {
+    jitrun::Model tiered =
+        jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").shapePolicy("tiered"));
+    xt::xarray<float> x2 = image(2), x5 = image(5);
+    tiered.run<float>({x2}); // compiles batch 2, which analyzes the batch
+    CHECK(tiered.specializations() == 1);
+    xt::xarray<float> expected = unfused.run<float>({x5})[0];
+    CHECK(xt::allclose(tiered.run<float>({x5})[0], expected, 1e-4, 1e-5)); // 2 + 2 + 2 (1 padded)
+    for (int i = 0; i < 1200 && tiered.specializations() < 2; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CHECK(tiered.specializations() == 2); // batch 5's own program
+    CHECK(xt::allclose(tiered.run<float>({x5})[0], expected, 1e-4, 1e-5));
+  }
+  SECTION("a dim the model mixes is compiled for each size") {
+    jitrun::Model bert = jitrun::Model::load(rt, kZoo + "/bert_encoder.dynamic.mlirbc",
+                                             jitrun::Options().cacheDir("").shapePolicy("split"));
+    jitrun::Model bertUnfused = jitrun::Model::load(
+        rt, kZoo + "/bert_encoder.dynamic.mlirbc", jitrun::Options().cacheDir("").fusion("none"));
+    for (size_t seq : std::vector<size_t>{16, 7}) {
+      xt::xarray<float> x = xt::random::rand<float>(std::vector<size_t>{1, seq, 64}, -1, 1);
+      CHECK(xt::allclose(bert.run<float>({x})[0], bertUnfused.run<float>({x})[0], 1e-3, 1e-3));
+    }
+    CHECK(bert.specializations() == 2); // attention mixes the sequence
+    jitrun::Model mixing = loadText(rt, kBatchMixing, jitrun::Options().cacheDir("").shapePolicy("split"));
+    for (size_t n : std::vector<size_t>{1, 3, 5}) { // at 1, then the analysis at 2
+      xt::xarray<float> x = xt::random::rand<float>(std::vector<size_t>{n, 4}, -1, 1);
+      xt::xarray<float> expected = x - xt::sum(x, {0});
+      CHECK(xt::allclose(mixing.run<float>({x})[0], expected, 1e-5, 1e-5));
+    }
+    CHECK(mixing.specializations() == 3);
   }
 }
 

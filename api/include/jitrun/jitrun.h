@@ -195,6 +195,17 @@ JITRUN_API jitrun_status_t jitrun_options_set_input_shape(jitrun_options_t optio
  *  specializations are kept in memory (default 8, at least 1). */
 JITRUN_API jitrun_status_t jitrun_options_set_max_specializations(jitrun_options_t options,
                                                                   size_t count);
+/** What a run of a dynamic model at shapes not compiled yet waits for:
+ *  "specialize" (the default): the model is compiled for those shapes
+ *  first. "tiered": along a dim the model computes index by index (the
+ *  batch of most models; jitrun checks), the run starts at once as pieces
+ *  at sizes already compiled (batch 5 as 4 + 1, the last piece padded when
+ *  no size fits) while the new shapes compile in the background; later
+ *  runs use them. "split": pieces always, no compile for a new size along
+ *  such a dim. Where no dim can be split, or nothing fitting is compiled
+ *  yet, both compile as "specialize" does. */
+JITRUN_API jitrun_status_t jitrun_options_set_shape_policy(jitrun_options_t options,
+                                                           const char *policy);
 /** Told how a load goes: `phase` is "read" (parsing or importing the model),
  *  "fuse", then "compile" with `done` of `total` kernels compiled (called
  *  before the first and after each one). Calls come one at a time, from the

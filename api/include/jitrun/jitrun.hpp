@@ -228,6 +228,11 @@ public:
     detail::check(jitrun_options_set_max_specializations(get(), count));
     return *this;
   }
+  /// jitrun_options_set_shape_policy: "specialize", "tiered" or "split".
+  Options &shapePolicy(const std::string &policy) {
+    detail::check(jitrun_options_set_shape_policy(get(), policy.c_str()));
+    return *this;
+  }
   /// Told how a load goes (see jitrun_options_set_progress): phase "read",
   /// "fuse", then "compile" with kernels done of total. An exception it
   /// throws is swallowed (it cannot cross the C library).
