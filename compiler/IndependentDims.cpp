@@ -6,16 +6,18 @@
 // compiled (CompiledModel's tiered and split shape policies).
 //
 // The analysis follows the dim through the imported entry function (static
-// shapes, before fusion) as a position in each value's type, with an inner
-// factor: after a collapse of N x S into N*S the dim is the outer factor of
-// a dim of N*S elements. It holds through linalg ops that iterate it as a
-// parallel loop read by every operand carrying it at that one position (and
-// by no other operand), reshapes that keep it outermost in its group,
-// casts, and slices and pads that take it whole. Anything else that
-// touches a value carrying it (a reduction over it, a gather, control
-// flow, an op not listed) and the answer is no. It is run on a
-// specialization of size 2 or more: at size 1 a reduction over the dim
-// can fold away.
+// shapes, before fusion) as a position in each value's type, with the
+// factors reshapes merged around it: after a collapse of S x N x D into
+// S*N x D (ViT's attention), the dim is the middle factor of a dim of
+// S*N*... elements. It holds through linalg ops that iterate it as a
+// parallel loop read by every operand carrying it at that one position,
+// and by no other operand unless that one holds the same values at every
+// index of it (a bias broadcast to the batch, transposed and reshaped);
+// through reshapes that keep it whole in one dim, casts, and slices and
+// pads that take it whole. Anything else that touches a value carrying it
+// (a reduction over it, a gather, control flow, an op not listed) and the
+// answer is no. It runs on a specialization of size 2 or more: at size 1
+// a reduction over the dim can fold away.
 //
 //===----------------------------------------------------------------------===//
 
@@ -319,10 +321,8 @@ std::optional<std::vector<int64_t>> independentOutputDims(func::FuncOp entry,
   }
   Block &body = entry.getBody().front();
   for (Operation &op : body.without_terminator())
-    if (!t.visit(&op)) {
-      if (getenv("JITRUN_DBG")) { op.dump(); if (getenv("JITRUN_DBG2")) entry.dump(); }
+    if (!t.visit(&op))
       return std::nullopt;
-    }
   std::vector<int64_t> outputs;
   for (Value v : body.getTerminator()->getOperands()) {
     std::optional<Carry> c = t.carry(v);

@@ -10,7 +10,10 @@ dynamic batch and sequence length) and the same models exported static:
 2. time to the first result at a shape the model has not seen: compiled
    cold, from the cache folder (a new load in the same process), and the
    second call (in memory);
-3. throughput with a dynamic batch at batch 1, 4, 16 and 64 against
+3. shape policies: after a compile at one shape, the first result at a
+   new batch (and at a new sequence length) under `specialize`, `tiered`
+   and `split`, and the latency of later calls at that shape;
+4. throughput with a dynamic batch at batch 1, 4, 16 and 64 against
    PyTorch on the same model and batch (PyTorch's best of eager NCHW,
    channels-last and to_mkldnn, run in a subprocess so that its OpenMP
    workers never share the cores with jitrun's).
@@ -147,6 +150,38 @@ def first_result(jitrun, tmp, threads):
     return rows
 
 
+def policies(jitrun, tmp, threads):
+    """Per policy, a fresh load compiled at `seen`, then the first call at
+    `new`; later calls at `new` once nothing compiles any more."""
+    rows = []
+    cases = (("mobilenet_v2", (2, 3, 224, 224), (5, 3, 224, 224)),
+             ("resnet50", (2, 3, 224, 224), (5, 3, 224, 224)),
+             ("encoder", (2, 128, 256), (5, 128, 256)),
+             ("encoder", (2, 128, 256), (2, 77, 256)))
+    for name, seen, new in cases:
+        path = os.path.join(tmp, name + ".dyn.onnx")
+        x0 = np.random.RandomState(8).randn(*seen).astype(np.float32)
+        x = np.random.RandomState(9).randn(*new).astype(np.float32)
+        for policy in ("specialize", "tiered", "split"):
+            m = jitrun.load(path, threads=threads, cache_dir=False, shape_policy=policy)
+            m(x0)
+            t = time.perf_counter()
+            m(x)
+            first = time.perf_counter() - t
+            pieces = best_ms(lambda: m(x), 5) if policy == "tiered" else None
+            for _ in range(1200):  # tiered: until the background compile is in
+                if policy != "tiered" or m.specializations == 2:
+                    break
+                time.sleep(0.1)
+            later = best_ms(lambda: m(x), 10)
+            shape_text = "x".join(map(str, new))
+            rows.append((name, shape_text, policy, first, pieces, later, m.specializations))
+            print("policy %-14s %-16s %-10s first %.3f s  later %8.2f ms  programs %d"
+                  % (name, shape_text, policy, first, later, m.specializations), flush=True)
+            del m
+    return rows
+
+
 def throughput(jitrun, tmp, threads, batches, quick):
     rows = []
     for name in ("mobilenet_v2", "resnet50"):
@@ -164,7 +199,7 @@ def throughput(jitrun, tmp, threads, batches, quick):
     return rows
 
 
-def write(path, threads, steady, first, batched):
+def write(path, threads, steady, first, policy_rows, batched):
     with open(path, "w") as f:
         f.write("# Dynamic shapes: specialization, first results, batching\n\n")
         f.write("`make dynamic-bench` (scripts/dynamic_bench.py), one run on one machine, %d "
@@ -188,6 +223,21 @@ def write(path, threads, steady, first, batched):
         for name, shape, load, cold, disk, again in first:
             f.write("| %s | %s | %.3f | %.3f | %.3f | %.2f |\n" %
                     (name, shape, load, cold, disk, again * 1e3))
+        f.write("\n## Shape policies: the first result at a new shape\n\n"
+                "A fresh load (no cache folder) is compiled at batch 2 (the encoder at 2x128), "
+                "then called at a new shape. `first`: that call. `specialize` compiles the new "
+                "shape first. `tiered` and `split` run a new batch at once as pieces of the "
+                "compiled batch 2 (5 = 2 + 2 + 1 padded to 2: jitrun found that each model "
+                "computes every batch row on its own); `tiered` compiles batch 5 in the "
+                "background, `split` never does. A new sequence length cannot be split (attention "
+                "mixes it): every policy compiles it. `pieces`: tiered calls while the background "
+                "compile runs; `later`: calls once nothing compiles (best of 10).\n\n"
+                "| model | new shape | policy | first s | pieces ms | later ms | programs |\n"
+                "|---|---|---|---|---|---|---|\n")
+        for name, shape, policy, first_s, pieces, later, programs in policy_rows:
+            f.write("| %s | %s | %s | %.3f | %s | %.2f | %d |\n" %
+                    (name, shape, policy, first_s, "%.2f" % pieces if pieces else "-", later,
+                     programs))
         f.write("\n## Throughput with a dynamic batch, against PyTorch\n\n"
                 "jitrun: one dynamic model, best of 10 runs (3 at batch 16 and up) after the "
                 "compile. PyTorch: best of eager NCHW, channels-last and to_mkldnn, same batch "
@@ -220,10 +270,11 @@ def main():
                        capture_output=True)
         steady = steady_state(jitrun, tmp, args.threads, 5 if args.quick else 20)
         first = first_result(jitrun, tmp, args.threads)
+        policy_rows = policies(jitrun, tmp, args.threads)
         batched = throughput(jitrun, tmp, args.threads,
                              (1, 4) if args.quick else (1, 4, 16, 64), args.quick)
     if args.write:
-        write(args.write, args.threads, steady, first, batched)
+        write(args.write, args.threads, steady, first, policy_rows, batched)
 
 
 if __name__ == "__main__":

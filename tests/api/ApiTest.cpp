@@ -270,7 +270,7 @@ TEST_CASE("C++ API: the zoo's dynamic variants at five shapes in one process", "
   xt::random::seed(5);
   for (const Case &c : cases) {
     INFO(c.name);
-    std::string path = kZoo + "/" + c.name + ".dynamic.mlirbc";
+    std::string path = kZoo + "/dynamic/" + c.name + ".mlirbc";
     jitrun::Model model = jitrun::Model::load(rt, path, jitrun::Options().cacheDir(""));
     jitrun::Model unfused =
         jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").fusion("none"));
@@ -337,7 +337,7 @@ func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 TEST_CASE("C++ API: shape policies run a new batch as pieces of compiled ones", "[api]") {
   jitrun::Runtime rt(2);
   xt::random::seed(9);
-  const std::string path = kZoo + "/mobilenet_v2.dynamic.mlirbc";
+  const std::string path = kZoo + "/dynamic/mobilenet_v2.mlirbc";
   // The reference: the model compiled without fusion for every shape.
   jitrun::Model unfused = jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").fusion("none"));
   auto image = [](size_t n) {
@@ -383,10 +383,10 @@ TEST_CASE("C++ API: shape policies run a new batch as pieces of compiled ones", 
     CHECK(xt::allclose(tiered.run<float>({x5})[0], expected, 1e-4, 1e-5));
   }
   SECTION("a dim the model mixes is compiled for each size") {
-    jitrun::Model bert = jitrun::Model::load(rt, kZoo + "/bert_encoder.dynamic.mlirbc",
+    jitrun::Model bert = jitrun::Model::load(rt, kZoo + "/dynamic/bert_encoder.mlirbc",
                                              jitrun::Options().cacheDir("").shapePolicy("split"));
     jitrun::Model bertUnfused = jitrun::Model::load(
-        rt, kZoo + "/bert_encoder.dynamic.mlirbc", jitrun::Options().cacheDir("").fusion("none"));
+        rt, kZoo + "/dynamic/bert_encoder.mlirbc", jitrun::Options().cacheDir("").fusion("none"));
     for (size_t seq : std::vector<size_t>{16, 7}) {
       xt::xarray<float> x = xt::random::rand<float>(std::vector<size_t>{1, seq, 64}, -1, 1);
       CHECK(xt::allclose(bert.run<float>({x})[0], bertUnfused.run<float>({x})[0], 1e-3, 1e-3));
@@ -400,6 +400,7 @@ TEST_CASE("C++ API: shape policies run a new batch as pieces of compiled ones", 
     }
     CHECK(mixing.specializations() == 3);
   }
+  CHECK(codeOf([] { jitrun::Options().shapePolicy("eager"); }) == JITRUN_INVALID_ARGUMENT);
 }
 
 TEST_CASE("C++ API: i8 in, i32 and f32 out", "[api]") {

@@ -28,7 +28,7 @@
 // LIST: {{^}}resnet50{{$}}
 // LIST: {{^}}unidirectional_lstm{{$}}
 //
-// The dynamic variants (build/zoo/NAME.dynamic.mlirbc, models/CMakeLists.txt)
+// The dynamic variants (build/zoo/dynamic/NAME.mlirbc, models/CMakeLists.txt)
 // and the dim each leaves open; a model without one is refused.
 // RUN: %modelgen --list --dynamic | FileCheck %s --check-prefix=DYNAMIC
 // DYNAMIC: {{^}}bert_encoder sequence{{$}}

@@ -161,7 +161,7 @@ def test_image_size_of_a_torchvision_segmenter(segmenter):
 def test_zoo_dynamic_variants_at_five_shapes(zoo, name, shape, open_dim, sizes):
     """The zoo's dynamic variants (modelgen --dynamic) at five shapes, each
     against the same model compiled without fusion."""
-    path = os.path.join(zoo, name + ".dynamic.mlirbc")
+    path = os.path.join(zoo, "dynamic", name + ".mlirbc")
     m = jitrun.load(path, cache_dir=False, threads=2)
     unfused = jitrun.load(path, cache_dir=False, fusion="none")
     assert m.inputs[0].shape[open_dim] is None
@@ -174,6 +174,48 @@ def test_zoo_dynamic_variants_at_five_shapes(zoo, name, shape, open_dim, sizes):
         assert y.shape[open_dim] == size
         close(y, unfused(x))
     assert m.specializations == 5
+
+
+def test_split_runs_a_new_batch_in_pieces(encoder):
+    """shape_policy="split": the encoder computes each batch row on its own
+    (jitrun follows the batch through the program) but mixes the sequence
+    in attention: a new batch runs as pieces of compiled ones, a new
+    sequence length compiles."""
+    path, model = encoder
+    m = jitrun.load(path, cache_dir=False, shape_policy="split")
+    rng = np.random.RandomState(6)
+
+    def check(b, s):
+        x = rng.randn(b, s, 32).astype(np.float32)
+        mask = (rng.rand(b, s) > 0.2).astype(np.float32)
+        close(m(x, mask), torch_run(model, x, mask))
+    check(2, 7)
+    for b in (5, 1, 3, 8):
+        check(b, 7)
+    assert m.specializations == 1
+    check(2, 9)
+    assert m.specializations == 2
+    with pytest.raises(jitrun.InvalidArgumentError, match="specialize, tiered or split"):
+        jitrun.load(path, cache_dir=False, shape_policy="eager")
+
+
+def test_tiered_answers_at_once_then_compiles(cnn):
+    """shape_policy="tiered": a new batch of a torchvision CNN runs at once
+    in pieces while its own program compiles in the background."""
+    import time
+    path, model = cnn
+    m = jitrun.load(path, cache_dir=False, threads=2, shape_policy="tiered")
+    rng = np.random.RandomState(7)
+    x2 = rng.rand(2, 3, 64, 64).astype(np.float32)
+    close(m(x2), torch_run(model, x2))
+    x7 = rng.rand(7, 3, 64, 64).astype(np.float32)
+    close(m(x7), torch_run(model, x7))  # 2 + 2 + 2 + 1 padded to 2
+    for _ in range(1200):
+        if m.specializations == 2:
+            break
+        time.sleep(0.1)
+    assert m.specializations == 2
+    close(m(x7), torch_run(model, x7))
 
 
 def test_torch_tensors_in_at_any_batch(cnn):

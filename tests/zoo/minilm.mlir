@@ -17,11 +17,11 @@
 // (bit-identical results, as many dispatches); at another sequence length it
 // matches its own reference path.
 // RUN: %jitrun %zoo/minilm.mlirbc --input=1x16x64xf32 --output=@%t.static.npy
-// RUN: %jitrun %zoo/minilm.dynamic.mlirbc --input=1x16x64xf32 --expected_output=@%t.static.npy --expected_atol=0 --expected_rtol=0 | FileCheck %s
-// RUN: %jitrun %zoo/minilm.dynamic.mlirbc --input=1x16x64xf32 --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=DYNSTATS
+// RUN: %jitrun %zoo/dynamic/minilm.mlirbc --input=1x16x64xf32 --expected_output=@%t.static.npy --expected_atol=0 --expected_rtol=0 | FileCheck %s
+// RUN: %jitrun %zoo/dynamic/minilm.mlirbc --input=1x16x64xf32 --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=DYNSTATS
 // DYNSTATS: "dispatches":32,
-// RUN: %jitrun %zoo/minilm.dynamic.mlirbc --input=1x5x64xf32 --reference --output=@%t.other.npy
-// RUN: %jitrun %zoo/minilm.dynamic.mlirbc --input=1x5x64xf32 --threads=2 --expected_output=@%t.other.npy --expected_atol=1e-3 --expected_rtol=1e-3 | FileCheck %s
+// RUN: %jitrun %zoo/dynamic/minilm.mlirbc --input=1x5x64xf32 --reference --output=@%t.other.npy
+// RUN: %jitrun %zoo/dynamic/minilm.mlirbc --input=1x5x64xf32 --threads=2 --expected_output=@%t.other.npy --expected_atol=1e-3 --expected_rtol=1e-3 | FileCheck %s
 
 // CHECK: result[0]: matches the expected output
 // STATS: "function":"main","fusion":"default","generic_before":71,"generic_after":61,"root_ops":32,"dispatch_regions":32,"dispatches":32,"executables":14,"fills":0,"copies":0,

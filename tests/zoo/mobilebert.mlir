@@ -17,11 +17,11 @@
 // (bit-identical results, as many dispatches); at another sequence length it
 // matches its own reference path.
 // RUN: %jitrun %zoo/mobilebert.mlirbc --input=1x16x64xf32 --output=@%t.static.npy
-// RUN: %jitrun %zoo/mobilebert.dynamic.mlirbc --input=1x16x64xf32 --expected_output=@%t.static.npy --expected_atol=0 --expected_rtol=0 | FileCheck %s
-// RUN: %jitrun %zoo/mobilebert.dynamic.mlirbc --input=1x16x64xf32 --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=DYNSTATS
+// RUN: %jitrun %zoo/dynamic/mobilebert.mlirbc --input=1x16x64xf32 --expected_output=@%t.static.npy --expected_atol=0 --expected_rtol=0 | FileCheck %s
+// RUN: %jitrun %zoo/dynamic/mobilebert.mlirbc --input=1x16x64xf32 --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=DYNSTATS
 // DYNSTATS: "dispatches":38,
-// RUN: %jitrun %zoo/mobilebert.dynamic.mlirbc --input=1x23x64xf32 --reference --output=@%t.other.npy
-// RUN: %jitrun %zoo/mobilebert.dynamic.mlirbc --input=1x23x64xf32 --threads=2 --expected_output=@%t.other.npy --expected_atol=1e-3 --expected_rtol=1e-3 | FileCheck %s
+// RUN: %jitrun %zoo/dynamic/mobilebert.mlirbc --input=1x23x64xf32 --reference --output=@%t.other.npy
+// RUN: %jitrun %zoo/dynamic/mobilebert.mlirbc --input=1x23x64xf32 --threads=2 --expected_output=@%t.other.npy --expected_atol=1e-3 --expected_rtol=1e-3 | FileCheck %s
 
 // CHECK: result[0]: matches the expected output
 // STATS: "function":"main","fusion":"default","generic_before":84,"generic_after":44,"root_ops":38,"dispatch_regions":38,"dispatches":38,"executables":13,"fills":0,"copies":0,

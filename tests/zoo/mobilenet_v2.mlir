@@ -26,11 +26,11 @@
 // (bit-identical results, as many dispatches); at another batch it
 // matches its own reference path.
 // RUN: %jitrun %zoo/mobilenet_v2.mlirbc --input=1x32x32x3xf32 --output=@%t.static.npy
-// RUN: %jitrun %zoo/mobilenet_v2.dynamic.mlirbc --input=1x32x32x3xf32 --expected_output=@%t.static.npy --expected_atol=0 --expected_rtol=0 | FileCheck %s
-// RUN: %jitrun %zoo/mobilenet_v2.dynamic.mlirbc --input=1x32x32x3xf32 --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=DYNSTATS
+// RUN: %jitrun %zoo/dynamic/mobilenet_v2.mlirbc --input=1x32x32x3xf32 --expected_output=@%t.static.npy --expected_atol=0 --expected_rtol=0 | FileCheck %s
+// RUN: %jitrun %zoo/dynamic/mobilenet_v2.mlirbc --input=1x32x32x3xf32 --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=DYNSTATS
 // DYNSTATS: "dispatches":41,
-// RUN: %jitrun %zoo/mobilenet_v2.dynamic.mlirbc --input=5x32x32x3xf32 --reference --output=@%t.other.npy
-// RUN: %jitrun %zoo/mobilenet_v2.dynamic.mlirbc --input=5x32x32x3xf32 --threads=2 --expected_output=@%t.other.npy --expected_atol=1e-4 --expected_rtol=1e-4 | FileCheck %s
+// RUN: %jitrun %zoo/dynamic/mobilenet_v2.mlirbc --input=5x32x32x3xf32 --reference --output=@%t.other.npy
+// RUN: %jitrun %zoo/dynamic/mobilenet_v2.mlirbc --input=5x32x32x3xf32 --threads=2 --expected_output=@%t.other.npy --expected_atol=1e-4 --expected_rtol=1e-4 | FileCheck %s
 
 // CHECK: result[0]: matches the expected output
 // STATS: "function":"main","fusion":"default","generic_before":97,"generic_after":68,"root_ops":41,"dispatch_regions":41,"dispatches":41,"executables":34,"fills":1,"copies":1,

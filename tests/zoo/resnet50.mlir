@@ -18,11 +18,11 @@
 // (bit-identical results, as many dispatches); at another batch it
 // matches its own reference path.
 // RUN: %jitrun %zoo/resnet50.mlirbc --input=1x3x32x32xf32 --output=@%t.static.npy
-// RUN: %jitrun %zoo/resnet50.dynamic.mlirbc --input=1x3x32x32xf32 --expected_output=@%t.static.npy --expected_atol=0 --expected_rtol=0 | FileCheck %s
-// RUN: %jitrun %zoo/resnet50.dynamic.mlirbc --input=1x3x32x32xf32 --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=DYNSTATS
+// RUN: %jitrun %zoo/dynamic/resnet50.mlirbc --input=1x3x32x32xf32 --expected_output=@%t.static.npy --expected_atol=0 --expected_rtol=0 | FileCheck %s
+// RUN: %jitrun %zoo/dynamic/resnet50.mlirbc --input=1x3x32x32xf32 --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=DYNSTATS
 // DYNSTATS: "dispatches":22,
-// RUN: %jitrun %zoo/resnet50.dynamic.mlirbc --input=3x3x32x32xf32 --reference --output=@%t.other.npy
-// RUN: %jitrun %zoo/resnet50.dynamic.mlirbc --input=3x3x32x32xf32 --threads=2 --expected_output=@%t.other.npy --expected_atol=1e-3 --expected_rtol=1e-3 | FileCheck %s
+// RUN: %jitrun %zoo/dynamic/resnet50.mlirbc --input=3x3x32x32xf32 --reference --output=@%t.other.npy
+// RUN: %jitrun %zoo/dynamic/resnet50.mlirbc --input=3x3x32x32xf32 --threads=2 --expected_output=@%t.other.npy --expected_atol=1e-3 --expected_rtol=1e-3 | FileCheck %s
 
 // CHECK: result[0]: matches the expected output
 // STATS: "function":"main","fusion":"default","generic_before":59,"generic_after":26,"root_ops":20,"dispatch_regions":22,"dispatches":22,"executables":22,"fills":4,"copies":8,
