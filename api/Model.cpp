@@ -247,6 +247,26 @@ void CompiledModel::probeDims(const std::vector<std::vector<int64_t>> &shapes) {
   }
 }
 
+std::vector<DimAnalysis> CompiledModel::analyzeDims() {
+  std::vector<DimAnalysis> result;
+  if (!dynamic())
+    return result;
+  std::vector<std::vector<int64_t>> shapes;
+  for (const TensorSpec &spec : inputs()) {
+    shapes.push_back(spec.shape);
+    for (int64_t &d : shapes.back())
+      if (d < 0)
+        d = 3;
+  }
+  probeDims(shapes);
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const DimGroup &g : groups) {
+    auto it = found.find(g.name);
+    result.push_back(it != found.end() ? it->second : DimAnalysis{g.name, false, {}});
+  }
+  return result;
+}
+
 std::optional<CompiledModel::Plan>
 CompiledModel::splitPlan(const std::vector<std::vector<int64_t>> &shapes) {
   std::lock_guard<std::mutex> lock(mutex);

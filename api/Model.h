@@ -105,6 +105,10 @@ public:
   outputsFor(llvm::ArrayRef<std::vector<int64_t>> shapes);
   /// Specializations held in memory (0 for a static model).
   size_t specializations() const;
+  /// A dynamic model's named dims, each with whether the model computes
+  /// every index of it on its own (DimAnalysis; unknown ones analyzed now,
+  /// by an import with that dim at 2 and the others at 3).
+  std::vector<DimAnalysis> analyzeDims();
 
   /// A run state of its own. Fails with ErrorCode::ResourceExhausted if the
   /// arena cannot be allocated.

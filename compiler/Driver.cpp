@@ -793,7 +793,7 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
   if (!options.argumentShapes.empty()) {
     if (llvm::Error e = specializeArguments(entry, options.argumentShapes))
       return e;
-  } else if (dynamicArguments && !options.signatureOnly) {
+  } else if (dynamicArguments) {
     dynamic = true;
     return readSignature(entry);
   }

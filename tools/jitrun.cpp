@@ -79,6 +79,12 @@ cl::opt<std::string> printSignature(
     cl::desc("Print the model's inputs and outputs (names, shapes, types) without compiling "
              "it, as text or (=json) JSON, and exit"),
     cl::cat(category));
+cl::opt<bool> printSplitDims(
+    "print-split-dims",
+    cl::desc("For a model with dynamic dims: print which of them it computes index by index "
+             "(a run at a new size can be split into sizes already compiled: the API's "
+             "tiered and split shape policies), imported once per dim, and exit"),
+    cl::init(false), cl::cat(category));
 cl::opt<unsigned> benchmark("benchmark",
                             cl::desc("Run N times after one warm-up and print the latency: min, "
                                      "median, max, mean, p90, p99, stddev, throughput"),
@@ -673,6 +679,27 @@ static int run(int argc, char **argv) {
     if (!model)
       return fail(toString(model.takeError()));
     printSignatureOf(outs(), **model, printSignature == "json");
+    outs().flush();
+    return outs().has_error() ? fail("cannot write to standard output") : 0;
+  }
+  if (printSplitDims) {
+    options.signatureOnly = true;
+    auto model = jitrun::CompiledModel::compileFile(modelPath, options);
+    if (!model)
+      return fail(toString(model.takeError()));
+    if (!(*model)->dynamic())
+      return fail("'" + modelPath + "' has no dynamic dims");
+    for (const jitrun::DimAnalysis &d : (*model)->analyzeDims()) {
+      outs() << "'" << d.name << "': ";
+      if (!d.independent) {
+        outs() << "mixed (a new size compiles)\n";
+        continue;
+      }
+      outs() << "index by index (results' dims";
+      for (int64_t o : d.outputDims)
+        outs() << " " << o;
+      outs() << ")\n";
+    }
     outs().flush();
     return outs().has_error() ? fail("cannot write to standard output") : 0;
   }
