@@ -396,9 +396,11 @@ jitrun_status_t jitrun_options_set_shape_policy(jitrun_options_t options, const 
     options->options.shapePolicy = jitrun::ShapePolicy::Tiered;
   else if (p == "split")
     options->options.shapePolicy = jitrun::ShapePolicy::Split;
+  else if (p == "buckets")
+    options->options.shapePolicy = jitrun::ShapePolicy::Buckets;
   else
     return invalid("jitrun_options_set_shape_policy: '" + p.str() +
-                   "' is not a policy; use specialize, tiered or split");
+                   "' is not a policy; use specialize, tiered, split or buckets");
   return nullptr;
 }
 

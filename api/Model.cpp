@@ -366,6 +366,29 @@ CompiledModel::planFor(const std::vector<std::vector<int64_t>> &shapes) {
     if (std::optional<Plan> plan = splitPlan(shapes)) {
       if (options.shapePolicy == ShapePolicy::Tiered)
         compileInBackground(shapes);
+      if (options.shapePolicy == ShapePolicy::Buckets) {
+        // The size's powers of two, largest first (37: 32, 4, 1): the
+        // first not compiled yet compiles, so that the pieces of this size
+        // are in the end compiled sizes, none padded.
+        for (int64_t bit = int64_t(1) << 62; bit; bit >>= 1) {
+          if (!(plan->size & bit))
+            continue;
+          std::vector<std::vector<int64_t>> bucket = shapes;
+          for (size_t i = 0; i < bucket.size(); ++i)
+            if (plan->split[i])
+              bucket[i][0] = bit;
+          bool compiled;
+          {
+            std::lock_guard<std::mutex> lock(mutex);
+            compiled = llvm::any_of(specializations_,
+                                    [&](const auto &s) { return s->shapes == bucket; });
+          }
+          if (!compiled) {
+            compileInBackground(bucket);
+            break;
+          }
+        }
+      }
       return std::move(*plan);
     }
   }
@@ -377,7 +400,7 @@ CompiledModel::planFor(const std::vector<std::vector<int64_t>> &shapes) {
   // compiles no new sizes, waits for it here; tiered stalls no call for it.
   if (options.shapePolicy == ShapePolicy::Split)
     probeDims(shapes);
-  else if (options.shapePolicy == ShapePolicy::Tiered)
+  else if (options.shapePolicy != ShapePolicy::Specialize)
     inBackground([this, shapes] { probeDims(shapes); });
   return Plan{*s, {}, 0, {}};
 }

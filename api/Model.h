@@ -64,8 +64,8 @@ private:
 /// used stay in memory; the program and kernel caches keep them on disk).
 /// CompileOptions::shapePolicy decides what a run at new shapes waits for:
 /// along a dim the model computes index by index (the batch of most
-/// models, found by analysis), the Tiered and Split policies run it at
-/// once, as pieces at sizes already compiled.
+/// models, found by analysis), the Tiered, Split and Buckets policies run
+/// it at once, as pieces at sizes already compiled.
 class CompiledModel {
 public:
   /// Reads `path` (MLIR text or bytecode, detected from the content).

@@ -50,6 +50,10 @@ enum class ShapePolicy {
   Tiered,
   /// As Tiered, but never compile for a new size along such a dim.
   Split,
+  /// As Tiered, but the background compiles only powers of two of such a
+  /// dim (size 37 runs as 32 + 4 + 1, each compiled in turn): a bounded
+  /// set of sizes serves every size.
+  Buckets,
 };
 
 /// Everything that steers compilation.

@@ -162,17 +162,22 @@ def policies(jitrun, tmp, threads):
         path = os.path.join(tmp, name + ".dyn.onnx")
         x0 = np.random.RandomState(8).randn(*seen).astype(np.float32)
         x = np.random.RandomState(9).randn(*new).astype(np.float32)
-        for policy in ("specialize", "tiered", "split"):
+        for policy in ("specialize", "tiered", "split", "buckets"):
             m = jitrun.load(path, threads=threads, cache_dir=False, shape_policy=policy)
             m(x0)
             t = time.perf_counter()
             m(x)
             first = time.perf_counter() - t
-            pieces = best_ms(lambda: m(x), 5) if policy == "tiered" else None
-            for _ in range(1200):  # tiered: until the background compile is in
-                if policy != "tiered" or m.specializations == 2:
-                    break
+            background = policy in ("tiered", "buckets")
+            pieces = best_ms(lambda: m(x), 5) if background else None
+            # Until the background compiles are done (buckets: one power of
+            # two per call, so calls until the count holds for 3 s).
+            seen, still = m.specializations, 0
+            while background and still < 30:
                 time.sleep(0.1)
+                m(x)
+                still = still + 1 if m.specializations == seen else 0
+                seen = m.specializations
             later = best_ms(lambda: m(x), 10)
             shape_text = "x".join(map(str, new))
             rows.append((name, shape_text, policy, first, pieces, later, m.specializations))
@@ -229,9 +234,10 @@ def write(path, threads, steady, first, policy_rows, batched):
                 "shape first. `tiered` and `split` run a new batch at once as pieces of the "
                 "compiled batch 2 (5 = 2 + 2 + 1 padded to 2: jitrun found that each model "
                 "computes every batch row on its own); `tiered` compiles batch 5 in the "
-                "background, `split` never does. A new sequence length cannot be split (attention "
-                "mixes it): every policy compiles it. `pieces`: tiered calls while the background "
-                "compile runs; `later`: calls once nothing compiles (best of 10).\n\n"
+                "background, `split` never does, `buckets` compiles 4 and then 1 (5 = 4 + 1). A new sequence length cannot be split (attention "
+                "mixes it): every policy compiles it. `pieces`: calls while the background "
+                "compile runs; `later`: calls once nothing compiles (best of 10); `programs`: "
+                "compiled shapes in the end.\n\n"
                 "| model | new shape | policy | first s | pieces ms | later ms | programs |\n"
                 "|---|---|---|---|---|---|---|\n")
         for name, shape, policy, first_s, pieces, later, programs in policy_rows:

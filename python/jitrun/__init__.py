@@ -137,7 +137,9 @@ def load(model, *, threads=0, fusion="default", function=None, cache_dir=None,
         jitrun checks), the call runs at once as pieces at sizes already
         compiled (batch 5 as 4 + 1) while the new shapes compile in the
         background for later calls. "split": pieces always, no compile
-        for a new batch.
+        for a new batch. "buckets": as "tiered", but only powers of two
+        compile (37 runs as 32 + 4 + 1 once those are in): a bounded set
+        of programs for every batch size.
     memory_limit: the most bytes the model may allocate (0: no limit).
     progress: True prints progress on stderr; a callable gets
         (phase, done, total) with phase "read", "fuse" or "compile".

@@ -382,6 +382,30 @@ TEST_CASE("C++ API: shape policies run a new batch as pieces of compiled ones", 
     CHECK(tiered.specializations() == 2); // batch 5's own program
     CHECK(xt::allclose(tiered.run<float>({x5})[0], expected, 1e-4, 1e-5));
   }
+  SECTION("buckets: only powers of two compile, each size runs in their pieces") {
+    jitrun::Model buckets =
+        jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").shapePolicy("buckets"));
+    auto waitFor = [&](size_t count) {
+      for (int i = 0; i < 1200 && buckets.specializations() < count; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      return buckets.specializations();
+    };
+    buckets.run<float>({image(2)}); // compiled, and the batch analyzed
+    xt::xarray<float> x7 = image(7);
+    xt::xarray<float> expected = unfused.run<float>({x7})[0];
+    // 7 = 4 + 2 + 1: each call runs in pieces of what is compiled and
+    // compiles the next missing power of two (4, then 1), then nothing.
+    for (size_t count : std::vector<size_t>{2, 3, 3}) {
+      CHECK(xt::allclose(buckets.run<float>({x7})[0], expected, 1e-4, 1e-5));
+      CHECK(waitFor(count) == count);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK(buckets.specializations() == 3); // 1, 2 and 4: no 7
+    CHECK(buckets.outputShapes({{3, 32, 32, 3}}) == std::vector<std::vector<int64_t>>{{3, 10}});
+    xt::xarray<float> x3 = image(3);
+    CHECK(xt::allclose(buckets.run<float>({x3})[0], unfused.run<float>({x3})[0], 1e-4, 1e-5));
+    CHECK(buckets.specializations() == 3); // 3 = 2 + 1, both there
+  }
   SECTION("a dim the model mixes is compiled for each size") {
     jitrun::Model bert = jitrun::Model::load(rt, kZoo + "/dynamic/bert_encoder.mlirbc",
                                              jitrun::Options().cacheDir("").shapePolicy("split"));

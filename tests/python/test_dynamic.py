@@ -195,7 +195,7 @@ def test_split_runs_a_new_batch_in_pieces(encoder):
     assert m.specializations == 1
     check(2, 9)
     assert m.specializations == 2
-    with pytest.raises(jitrun.InvalidArgumentError, match="specialize, tiered or split"):
+    with pytest.raises(jitrun.InvalidArgumentError, match="specialize, tiered, split or buckets"):
         jitrun.load(path, cache_dir=False, shape_policy="eager")
 
 

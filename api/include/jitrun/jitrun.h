@@ -202,8 +202,11 @@ JITRUN_API jitrun_status_t jitrun_options_set_max_specializations(jitrun_options
  *  at sizes already compiled (batch 5 as 4 + 1, the last piece padded when
  *  no size fits) while the new shapes compile in the background; later
  *  runs use them. "split": pieces always, no compile for a new size along
- *  such a dim. Where no dim can be split, or nothing fitting is compiled
- *  yet, both compile as "specialize" does. */
+ *  such a dim. "buckets": as "tiered", but only powers of two of such a
+ *  dim compile (37 runs as 32 + 4 + 1 once those are compiled): a bounded
+ *  set of programs for every batch size. Where no dim can be split, or
+ *  nothing fitting is compiled yet, all three compile as "specialize"
+ *  does. */
 JITRUN_API jitrun_status_t jitrun_options_set_shape_policy(jitrun_options_t options,
                                                            const char *policy);
 /** Told how a load goes: `phase` is "read" (parsing or importing the model),

@@ -228,7 +228,8 @@ public:
     detail::check(jitrun_options_set_max_specializations(get(), count));
     return *this;
   }
-  /// jitrun_options_set_shape_policy: "specialize", "tiered" or "split".
+  /// jitrun_options_set_shape_policy: "specialize", "tiered", "split" or
+  /// "buckets".
   Options &shapePolicy(const std::string &policy) {
     detail::check(jitrun_options_set_shape_policy(get(), policy.c_str()));
     return *this;
