@@ -44,9 +44,16 @@ ModelRunContext::ModelRunContext() = default;
 ModelRunContext::~ModelRunContext() = default;
 
 CompiledModel::~CompiledModel() {
-  std::lock_guard<std::mutex> lock(backgroundMutex);
-  if (background.joinable())
-    background.join();
+  // The task running finishes; those queued are dropped. Joined outside
+  // the lock, which the task takes.
+  std::thread task;
+  {
+    std::lock_guard<std::mutex> lock(backgroundMutex);
+    stopping = true;
+    task = std::move(background);
+  }
+  if (task.joinable())
+    task.join();
 }
 
 llvm::Expected<std::unique_ptr<CompiledModel>>
@@ -323,32 +330,59 @@ CompiledModel::splitPlan(const std::vector<std::vector<int64_t>> &shapes) {
   return std::nullopt;
 }
 
-void CompiledModel::inBackground(std::function<void()> task) {
+void CompiledModel::inBackground(const std::string &key, std::function<void()> task) {
   std::lock_guard<std::mutex> lock(backgroundMutex);
+  if (stopping || !queued.insert(key).second)
+    return; // going, or asked for already
+  pending.emplace_back(key, std::move(task));
   if (backgroundBusy)
-    return;
+    return; // the running thread takes it next
   if (background.joinable())
-    background.join(); // done with its last task
+    background.join(); // done with its last queue
   backgroundBusy = true;
   try {
-    background = std::thread([this, task = std::move(task)] {
-      task();
-      backgroundBusy = false;
-    });
+    background = std::thread([this] { drainBackground(); });
   } catch (const std::exception &) {
-    backgroundBusy = false; // no thread: a later call tries again
+    // No thread: nothing runs in the background; later calls ask again.
+    backgroundBusy = false;
+    pending.clear();
+    queued.clear();
+  }
+}
+
+void CompiledModel::drainBackground() {
+  for (;;) {
+    std::pair<std::string, std::function<void()>> next;
+    {
+      std::lock_guard<std::mutex> lock(backgroundMutex);
+      if (pending.empty() || stopping) {
+        pending.clear();
+        queued.clear();
+        backgroundBusy = false;
+        return;
+      }
+      next = std::move(pending.front());
+      pending.pop_front();
+    }
+    next.second();
+    std::lock_guard<std::mutex> lock(backgroundMutex);
+    queued.erase(next.first);
   }
 }
 
 void CompiledModel::compileInBackground(const std::vector<std::vector<int64_t>> &shapes) {
+  std::string key = "compile";
+  for (const std::vector<int64_t> &shape : shapes)
+    key += " " + dimsText(shape);
   {
     std::lock_guard<std::mutex> lock(backgroundMutex);
     if (failedShapes.count(shapes))
       return;
   }
-  inBackground([this, shapes] {
+  inBackground(key, [this, shapes] {
     llvm::Expected<std::shared_ptr<Specialization>> s = specialization(shapes);
     if (!s) {
+      // Kept from now on: the pieces go on serving these shapes.
       llvm::consumeError(s.takeError());
       std::lock_guard<std::mutex> failed(backgroundMutex);
       failedShapes.insert(shapes);
@@ -401,7 +435,7 @@ CompiledModel::planFor(const std::vector<std::vector<int64_t>> &shapes) {
   if (options.shapePolicy == ShapePolicy::Split)
     probeDims(shapes);
   else if (options.shapePolicy != ShapePolicy::Specialize)
-    inBackground([this, shapes] { probeDims(shapes); });
+    inBackground("probe", [this, shapes] { probeDims(shapes); });
   return Plan{*s, {}, 0, {}};
 }
 

@@ -19,7 +19,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
-#include <atomic>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -176,9 +176,11 @@ private:
   /// After a compile at size 1 along a dim not analyzed yet: the analysis
   /// alone (import, no kernels) at size 2.
   void probeDims(const std::vector<std::vector<int64_t>> &shapes);
-  /// Runs `task` on the background thread unless it is busy (then not at
-  /// all): one task at a time, joined before the model goes.
-  void inBackground(std::function<void()> task);
+  /// Queues `task` for the background thread (started when idle), unless
+  /// a task of that `key` is queued or running: one task at a time, in
+  /// order; the model's destructor lets the running one finish.
+  void inBackground(const std::string &key, std::function<void()> task);
+  void drainBackground();
   /// Tiered: compiles `shapes` in the background (not again if it failed).
   void compileInBackground(const std::vector<std::vector<int64_t>> &shapes);
   llvm::Expected<std::shared_ptr<Specialization>>
@@ -203,7 +205,9 @@ private:
   /// backgroundMutex).
   std::mutex backgroundMutex;
   std::thread background;
-  std::atomic<bool> backgroundBusy{false};
+  bool backgroundBusy = false, stopping = false;
+  std::deque<std::pair<std::string, std::function<void()>>> pending;
+  std::set<std::string> queued; // keys of the tasks pending or running
   std::set<std::vector<std::vector<int64_t>>> failedShapes;
 };
 

@@ -406,6 +406,50 @@ TEST_CASE("C++ API: shape policies run a new batch as pieces of compiled ones", 
     CHECK(xt::allclose(buckets.run<float>({x3})[0], unfused.run<float>({x3})[0], 1e-4, 1e-5));
     CHECK(buckets.specializations() == 3); // 3 = 2 + 1, both there
   }
+  SECTION("tiered under a memory limit: a batch too big to compile runs in pieces") {
+    // Batch 2 fits in 2 MB; batch 64's one run needs 2.4 MB of intermediates.
+    auto limited = [] {
+      jitrun::Options o;
+      o.cacheDir("").memoryLimit(2000000);
+      return o;
+    };
+    jitrun::Model tiered = jitrun::Model::load(rt, path, limited().shapePolicy("tiered"));
+    tiered.run<float>({image(2)});
+    xt::xarray<float> x = image(64);
+    xt::xarray<float> expected = unfused.run<float>({x})[0];
+    for (int i = 0; i < 3; ++i) { // the background compile fails once, quietly
+      CHECK(xt::allclose(tiered.run<float>({x})[0], expected, 1e-4, 1e-5));
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    CHECK(tiered.specializations() == 1);
+    jitrun::Model specialize = jitrun::Model::load(rt, path, limited());
+    CHECK(codeOf([&] { specialize.run<float>({x}); }) == JITRUN_RESOURCE_EXHAUSTED);
+  }
+  SECTION("threads at many batch sizes while programs compile behind them") {
+    jitrun::Model buckets =
+        jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").shapePolicy("buckets"));
+    buckets.run<float>({image(2)});
+    std::vector<xt::xarray<float>> xs, refs;
+    for (size_t n = 1; n <= 8; ++n) {
+      xs.push_back(image(n));
+      refs.push_back(unfused.run<float>({xs.back()})[0]);
+    }
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&, t] {
+        for (int round = 0; round < 6; ++round)
+          for (size_t i = 0; i < xs.size(); ++i) {
+            size_t k = (i + size_t(t) * 3) % xs.size();
+            if (!xt::allclose(buckets.run<float>({xs[k]})[0], refs[k], 1e-4, 1e-5))
+              ++wrong;
+          }
+      });
+    for (std::thread &t : threads)
+      t.join();
+    CHECK(wrong == 0);
+    CHECK(buckets.specializations() <= 4); // 1, 2, 4, 8
+  }
   SECTION("a dim the model mixes is compiled for each size") {
     jitrun::Model bert = jitrun::Model::load(rt, kZoo + "/dynamic/bert_encoder.mlirbc",
                                              jitrun::Options().cacheDir("").shapePolicy("split"));
