@@ -11,10 +11,17 @@
 #include "compiler/Compiler.h"
 
 #include <algorithm>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <cstring>
 #include <map>
 
 namespace jitrun {
+
+/// The background thread's nice value (Linux: per thread, inherited by the
+/// threads it starts).
+static constexpr int kBackgroundNice = 10;
 
 void registerCompilerCommandLineOptions() { registerCompilerOptions(); }
 
@@ -351,6 +358,9 @@ void CompiledModel::inBackground(const std::string &key, std::function<void()> t
 }
 
 void CompiledModel::drainBackground() {
+  // Below the callers' runs: the compile (whose kernel-compiling threads
+  // inherit this) takes the cores the runs leave.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kBackgroundNice);
   for (;;) {
     std::pair<std::string, std::function<void()>> next;
     {
