@@ -209,11 +209,8 @@ void CompiledModel::record(const std::vector<DimAnalysis> &dims) {
 
 llvm::Expected<std::shared_ptr<CompiledModel::Specialization>>
 CompiledModel::specialization(const std::vector<std::vector<int64_t>> &shapes) {
-  if (std::shared_ptr<Specialization> s = find(shapes))
-    return s;
-  if (llvm::Error e = checkShapes(inputs(), shapes))
-    return std::move(e);
-  // One compile at a time; a caller that waited may find its shapes done.
+  // `shapes` were checked by planFor. One compile at a time; a caller that
+  // waited may find its shapes done.
   std::lock_guard<std::mutex> compiling(compileMutex);
   if (std::shared_ptr<Specialization> s = find(shapes))
     return s;
@@ -400,6 +397,25 @@ void CompiledModel::compileInBackground(const std::vector<std::vector<int64_t>> 
   });
 }
 
+std::optional<std::vector<std::vector<int64_t>>>
+CompiledModel::nextBucket(const Plan &plan, const std::vector<std::vector<int64_t>> &shapes) {
+  // The size's powers of two, largest first (37: 32, 4, 1): the first not
+  // compiled yet, so that in the end the pieces are compiled sizes, none
+  // padded.
+  for (int64_t bit = int64_t(1) << 62; bit; bit >>= 1) {
+    if (!(plan.size & bit))
+      continue;
+    std::vector<std::vector<int64_t>> bucket = shapes;
+    for (size_t i = 0; i < bucket.size(); ++i)
+      if (plan.split[i])
+        bucket[i][0] = bit;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (llvm::none_of(specializations_, [&](const auto &s) { return s->shapes == bucket; }))
+      return bucket;
+  }
+  return std::nullopt;
+}
+
 llvm::Expected<CompiledModel::Plan>
 CompiledModel::planFor(const std::vector<std::vector<int64_t>> &shapes) {
   if (std::shared_ptr<Specialization> s = find(shapes))
@@ -410,29 +426,9 @@ CompiledModel::planFor(const std::vector<std::vector<int64_t>> &shapes) {
     if (std::optional<Plan> plan = splitPlan(shapes)) {
       if (options.shapePolicy == ShapePolicy::Tiered)
         compileInBackground(shapes);
-      if (options.shapePolicy == ShapePolicy::Buckets) {
-        // The size's powers of two, largest first (37: 32, 4, 1): the
-        // first not compiled yet compiles, so that the pieces of this size
-        // are in the end compiled sizes, none padded.
-        for (int64_t bit = int64_t(1) << 62; bit; bit >>= 1) {
-          if (!(plan->size & bit))
-            continue;
-          std::vector<std::vector<int64_t>> bucket = shapes;
-          for (size_t i = 0; i < bucket.size(); ++i)
-            if (plan->split[i])
-              bucket[i][0] = bit;
-          bool compiled;
-          {
-            std::lock_guard<std::mutex> lock(mutex);
-            compiled = llvm::any_of(specializations_,
-                                    [&](const auto &s) { return s->shapes == bucket; });
-          }
-          if (!compiled) {
-            compileInBackground(bucket);
-            break;
-          }
-        }
-      }
+      if (options.shapePolicy == ShapePolicy::Buckets)
+        if (std::optional<std::vector<std::vector<int64_t>>> bucket = nextBucket(*plan, shapes))
+          compileInBackground(*bucket);
       return std::move(*plan);
     }
   }

@@ -181,8 +181,14 @@ private:
   /// order; the model's destructor lets the running one finish.
   void inBackground(const std::string &key, std::function<void()> task);
   void drainBackground();
+  /// Buckets: the power of two of the split dim's size to compile next
+  /// (none when all of them are compiled).
+  std::optional<std::vector<std::vector<int64_t>>>
+  nextBucket(const Plan &plan, const std::vector<std::vector<int64_t>> &shapes);
   /// Tiered: compiles `shapes` in the background (not again if it failed).
   void compileInBackground(const std::vector<std::vector<int64_t>> &shapes);
+  /// Compiles the specialization for `shapes` (checked already), or finds
+  /// it compiled meanwhile.
   llvm::Expected<std::shared_ptr<Specialization>>
   specialization(const std::vector<std::vector<int64_t>> &shapes);
 

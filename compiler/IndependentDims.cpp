@@ -45,6 +45,13 @@ struct Carry {
   }
 };
 
+/// True when `op`'s body reads the index of loop `loop`.
+bool readsIndex(linalg::LinalgOp op, unsigned loop) {
+  bool indexed = false;
+  op->walk([&](linalg::IndexOp index) { indexed |= index.getDim() == loop; });
+  return indexed;
+}
+
 /// The sizes of `v`'s dims `group`.
 SmallVector<int64_t> sizesOf(Value v, ArrayRef<int64_t> group) {
   SmallVector<int64_t> sizes;
@@ -165,9 +172,7 @@ private:
     auto d = dyn_cast<AffineDimExpr>(op.getIndexingMapMatchingResult(r).getResult(c.pos));
     if (!d)
       return false;
-    bool indexed = false;
-    op->walk([&](linalg::IndexOp index) { indexed |= index.getDim() == d.getPosition(); });
-    if (indexed)
+    if (readsIndex(op, d.getPosition()))
       return false;
     // Each operand reads the loop only where it is uniform itself.
     for (OpOperand &o : op->getOpOperands())
@@ -223,9 +228,7 @@ private:
                      !uniformAlong(o.get(), Carry{int64_t(i), first->inner, first->outer})))
           return false;
     }
-    bool indexed = false;
-    op->walk([&](linalg::IndexOp index) { indexed |= index.getDim() == *loop; });
-    if (indexed)
+    if (readsIndex(op, *loop))
       return false;
     for (OpResult r : op->getResults()) {
       AffineMap map = op.getIndexingMapMatchingResult(r);
