@@ -184,6 +184,66 @@ struct FoldUnitReshapeIntoConsumer final : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// expand_shape(collapse_shape(root)) where no dim is both merged by the
+/// collapse and split by the expand is the same reshape in the other order:
+/// collapse_shape(expand_shape(root)). A packed contraction's [M, P, T]
+/// result collapsed to [M, N] and expanded to ConvNeXt's [1, H, W, N]
+/// becomes [1, H, W, P, T] collapsed to [1, H, W, N]: expansion then folds
+/// the collapse into the elementwise consumer, which reads the root through
+/// one expand_shape, as it read the unpacked matmul, and joins its dispatch.
+/// Static shapes only.
+struct SwapExpandOfRootCollapse final : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
+                                PatternRewriter &rewriter) const override {
+    auto collapse = expand.getSrc().getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse || !collapse.getSrc().getDefiningOp() ||
+        !isRootOp(collapse.getSrc().getDefiningOp()) || !collapse.getSrcType().hasStaticShape() ||
+        !expand.getResultType().hasStaticShape())
+      return failure();
+    SmallVector<ReassociationIndices> merged = collapse.getReassociationIndices();
+    SmallVector<ReassociationIndices> split = expand.getReassociationIndices();
+    ArrayRef<int64_t> src = collapse.getSrcType().getShape();
+    ArrayRef<int64_t> out = expand.getResultType().getShape();
+    // The middle shape's dim j: merged from merged[j], split into split[j].
+    SmallVector<int64_t> shape;
+    SmallVector<ReassociationIndices> first, second;
+    int64_t y = 0;
+    for (auto [m, e] : llvm::zip_equal(merged, split)) {
+      if (m.size() > 1 && e.size() > 1)
+        return failure();
+      if (m.size() == 1) {
+        // One source dim split into e.size() dims, each its own result dim.
+        ReassociationIndices group;
+        for (int64_t d : e) {
+          shape.push_back(out[d]);
+          group.push_back(y);
+          second.push_back({y++});
+        }
+        first.push_back(group);
+      } else {
+        // Source dims kept whole, then merged into one result dim.
+        ReassociationIndices group;
+        for (int64_t d : m) {
+          shape.push_back(src[d]);
+          first.push_back({y});
+          group.push_back(y++);
+        }
+        second.push_back(group);
+      }
+    }
+    if (llvm::all_of(merged, [](const ReassociationIndices &g) { return g.size() == 1; }))
+      return failure();
+    Location loc = expand.getLoc();
+    auto wide = RankedTensorType::get(shape, expand.getResultType().getElementType());
+    Value widened =
+        tensor::ExpandShapeOp::create(rewriter, loc, wide, collapse.getSrc(), first);
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(expand, expand.getResultType(), widened,
+                                                         second);
+    return success();
+  }
+};
+
 struct PropagateReshapesPass final
     : public impl::PropagateReshapesPassBase<PropagateReshapesPass> {
   using Base::Base;
@@ -205,14 +265,15 @@ struct PropagateReshapesPass final
     };
     dropUnitBroadcastDims(func);
     // 1. By expansion.
-    {
+    auto expand = [&](linalg::ControlFusionFn allow) {
       RewritePatternSet patterns(ctx);
-      linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
+      linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, allow);
       tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
       tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
-      if (failed(applyPatternsGreedily(func, std::move(patterns), config)))
-        return signalPassFailure();
-    }
+      return applyPatternsGreedily(func, std::move(patterns), config);
+    };
+    if (failed(expand(control)))
+      return signalPassFailure();
     // 2. Sink what remains: elementwise consumers of a reshape that only
     // inserts or drops unit dims read its source (FoldUnitReshapeIntoConsumer);
     // those of another expand_shape work on its source shape.
@@ -245,6 +306,32 @@ struct PropagateReshapesPass final
       if (failed(applyPatternsGreedily(func, std::move(patterns), config)))
         return signalPassFailure();
     }
+    // 3. Expansion again, on what sinking uncovered: a consumer that read
+    // an expand_shape of a collapse_shape (a packed matmul's [M, P, T]
+    // result collapsed to [M, N], then ONNX's [1, M, N]) reads the
+    // collapse_shape alone once sunk, and expands to the root's shape
+    // (ViT-B/16's bias adds and GELUs joined their matmuls' dispatches).
+    // Only a root's collapse_shape into its consumers: an expand_shape of a
+    // sunk consumer's result stays where sinking put it, and a collapsed
+    // function argument stays collapsed (a layer norm's reductions read it).
+    // A root's expand_shape of a collapse_shape is swapped first
+    // (SwapExpandOfRootCollapse), and its collapse_shape then folds into the
+    // consumer the same way.
+    {
+      RewritePatternSet patterns(ctx);
+      patterns.add<SwapExpandOfRootCollapse>(ctx);
+      if (failed(applyPatternsGreedily(func, std::move(patterns), config)))
+        return signalPassFailure();
+    }
+    if (failed(expand([&](OpOperand *operand) {
+          auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
+          Operation *root = collapse ? collapse.getSrc().getDefiningOp() : nullptr;
+          if (auto e = dyn_cast_or_null<tensor::ExpandShapeOp>(root))
+            root = e.getSrc().getDefiningOp();
+          return root && isRootOp(root) && isa<linalg::GenericOp>(operand->getOwner()) &&
+                 isFoldableEnd(operand->getOwner());
+        })))
+      return signalPassFailure();
   }
 };
 
