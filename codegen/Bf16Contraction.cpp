@@ -48,7 +48,9 @@ struct ContractToBf16Dot final : OpRewritePattern<vector::ContractionOp> {
 
   LogicalResult matchAndRewrite(vector::ContractionOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<RegisterTile> tile = matchRegisterTile(op, rewriter.getF32Type(), rewriter);
+    // Unit parallel loops too: a packed contraction's panel.
+    FailureOr<RegisterTile> tile =
+        matchRegisterTile(op, rewriter.getF32Type(), rewriter, /*unitParallelLoops=*/true);
     if (failed(tile))
       return failure();
     Value lhs16 = bf16Source(op.getLhs()), rhs16 = bf16Source(op.getRhs());

@@ -99,7 +99,8 @@ struct RegisterTile {
 /// of `accElement`.
 mlir::FailureOr<RegisterTile> matchRegisterTile(mlir::vector::ContractionOp op,
                                                 mlir::Type accElement,
-                                                mlir::PatternRewriter &rewriter);
+                                                mlir::PatternRewriter &rewriter,
+                                                bool unitParallelLoops = false);
 
 /// bf16 x bf16 -> f32 register tiles (k even, n in lanes of 16) as AVX512_BF16
 /// dot products (vdpbf16ps): Bf16Contraction.cpp.

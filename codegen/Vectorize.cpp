@@ -394,9 +394,13 @@ void VectorizePass::runOnOperation() {
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
   }
   // The sign extension and the zero extension of a VNNI contraction's
-  // operands sit on those broadcasts: move the broadcasts (and transposes)
-  // below them, so that the contraction folds them too.
-  if (shifted)
+  // operands, and the widening of a bf16 one's (--weights=bf16 over packed
+  // panels or heads), sit on those broadcasts: move the broadcasts (and
+  // transposes) below them, so that the contraction folds them too and
+  // reads its bf16 operands as the AVX512_BF16 dot products want them.
+  // Widened after the broadcast, a 197x768x768 bf16 contraction over
+  // packed panels converted every broadcast element: 25 ms against 0.67.
+  if (shifted || expanded || packed)
     vector::populateSinkVectorOpsPatterns(patterns);
   vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
   vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);

@@ -37,6 +37,7 @@
 #include "codegen/Passes.h"
 #include "codegen/Strategy.h"
 
+#include <optional>
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -562,7 +563,7 @@ bool shiftInt8RhsForVnni(RewriterBase &rewriter, func::FuncOp fn) {
 }
 
 FailureOr<RegisterTile> matchRegisterTile(vector::ContractionOp op, Type accElement,
-                                          PatternRewriter &rewriter) {
+                                          PatternRewriter &rewriter, bool unitParallelLoops) {
   if (op.getKind() != vector::CombiningKind::ADD || isa<vector::MaskOp>(op->getParentOp()))
     return rewriter.notifyMatchFailure(op, "not a plain add contraction");
   auto accVector = dyn_cast<VectorType>(op.getAccType());
@@ -596,23 +597,40 @@ FailureOr<RegisterTile> matchRegisterTile(vector::ContractionOp op, Type accElem
     return d ? static_cast<int>(d.getPosition()) : -1;
   };
   AffineMap lhsMap = maps[0], rhsMap = maps[1], accMap = maps[2];
+  // Unit reduction loops may lead rhs (a convolution's filter taps). With
+  // `unitParallelLoops`, unit parallel loops too, also among acc's rows (a
+  // packed contraction's panel: rhs (p, k, t), acc (rows..., p, t)): they
+  // change no element's place in the row-major [k, n], [m, k] and [m, n]
+  // views the rewrites take.
   unsigned rhsRank = rhsMap.getNumResults();
   for (unsigned i = 0; i + 2 < rhsRank; ++i) {
     int d = dimOf(rhsMap.getResult(i));
-    if (d < 0 || d == k || iters[d] != vector::IteratorType::reduction || bounds[d] != 1)
-      return rewriter.notifyMatchFailure(op, "rhs is not (unit reductions..., k, n)");
+    if (d < 0 || d == k || bounds[d] != 1 ||
+        (!unitParallelLoops && iters[d] != vector::IteratorType::reduction))
+      return rewriter.notifyMatchFailure(op, "rhs is not (unit loops..., k, n)");
   }
   if (rhsRank < 2 || dimOf(rhsMap.getResult(rhsRank - 2)) != k)
     return rewriter.notifyMatchFailure(op, "rhs is not (k, n)");
   int n = dimOf(rhsMap.getResult(rhsRank - 1));
-  unsigned accRank = accMap.getNumResults();
-  if (n < 0 || accRank < 1 || dimOf(accMap.getResult(accRank - 1)) != n ||
-      lhsMap.getNumResults() != accRank || dimOf(lhsMap.getResult(accRank - 1)) != k)
+  unsigned accRank = accMap.getNumResults(), lhsRank = lhsMap.getNumResults();
+  if (n < 0 || accRank < 1 || lhsRank < 1 || dimOf(accMap.getResult(accRank - 1)) != n ||
+      dimOf(lhsMap.getResult(lhsRank - 1)) != k)
     return rewriter.notifyMatchFailure(op, "acc is not (p..., n) or lhs not (p..., k)");
-  for (unsigned i = 0; i + 1 < accRank; ++i)
-    if (dimOf(accMap.getResult(i)) < 0 ||
-        dimOf(accMap.getResult(i)) != dimOf(lhsMap.getResult(i)))
-      return rewriter.notifyMatchFailure(op, "lhs and acc rows differ");
+  // The rows: acc's and lhs's leading loops, unit ones aside, in one order.
+  auto rows = [&](AffineMap map) -> std::optional<SmallVector<int>> {
+    SmallVector<int> out;
+    for (unsigned i = 0; i + 1 < map.getNumResults(); ++i) {
+      int d = dimOf(map.getResult(i));
+      if (d < 0)
+        return std::nullopt;
+      if (bounds[d] != 1 || !unitParallelLoops)
+        out.push_back(d);
+    }
+    return out;
+  };
+  std::optional<SmallVector<int>> accRows = rows(accMap), lhsRows = rows(lhsMap);
+  if (!accRows || !lhsRows || *accRows != *lhsRows)
+    return rewriter.notifyMatchFailure(op, "lhs and acc rows differ");
   RegisterTile tile;
   tile.kSize = bounds[k];
   tile.nSize = bounds[n];

@@ -53,18 +53,6 @@ static Value bf16Constant(OpBuilder &b, Location loc, arith::ConstantOp cst) {
                          });
 }
 
-/// True when `v` reaches a tensor.expand_shape, directly or through
-/// elementwise ops.
-static bool feedsReshape(Value v) {
-  for (Operation *user : v.getUsers()) {
-    if (isa<tensor::ExpandShapeOp>(user))
-      return true;
-    if (isElementwiseOp(user) && user->getNumResults() == 1 && feedsReshape(user->getResult(0)))
-      return true;
-  }
-  return false;
-}
-
 struct Bf16WeightsPass final : public impl::Bf16WeightsPassBase<Bf16WeightsPass> {
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> candidates;
@@ -87,13 +75,6 @@ struct Bf16WeightsPass final : public impl::Bf16WeightsPassBase<Bf16WeightsPass>
       if (auto bmm = dyn_cast<linalg::BatchMatmulOp>(op.getOperation()))
         userMaps = bmm.hasUserDefinedMaps();
       if (userMaps || !op.hasPureTensorSemantics() || op->getNumResults() != 1)
-        continue;
-      // A result split into heads (an expand_shape, maybe after an
-      // elementwise epilogue) is expanded into the contraction by codegen,
-      // whose register tiles then read broadcast and transposed operands:
-      // widened from bf16 there they ran at 16 GFLOP/s (BERT's Q, K, V
-      // projections). Those stay f32.
-      if (feedsReshape(op->getResult(0)))
         continue;
       b.setInsertionPoint(op);
       Value weights = bf16Constant(b, op.getLoc(), cst);

@@ -148,7 +148,8 @@ static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
   // The accumulator in panels: [rows..., P, T], the last dim expanded.
   SmallVector<int64_t> accShape(cType.getShape().drop_back());
   accShape.append({panels, width});
-  auto accType = RankedTensorType::get(accShape, elem);
+  Type accElem = cType.getElementType();
+  auto accType = RankedTensorType::get(accShape, accElem);
   SmallVector<ReassociationIndices> lastSplit;
   for (int64_t i = 0; i + 1 < rank; ++i)
     lastSplit.push_back({i});
@@ -181,7 +182,13 @@ static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
       [&](OpBuilder &b, Location l, ValueRange args) {
         Value product, sum;
         if (isa<FloatType>(elem)) {
-          product = arith::MulFOp::create(b, l, args[0], args[1]);
+          // bf16 or f16 operands are widened to the f32 accumulator first.
+          Value x = args[0], y = args[1];
+          if (accElem != elem) {
+            x = arith::ExtFOp::create(b, l, accElem, x);
+            y = arith::ExtFOp::create(b, l, accElem, y);
+          }
+          product = arith::MulFOp::create(b, l, x, y);
           sum = arith::AddFOp::create(b, l, args[2], product);
         } else {
           product = arith::MulIOp::create(b, l, args[0], args[1]);
@@ -252,10 +259,13 @@ static LogicalResult packable(PatternRewriter &rewriter, Operation *op, Value a,
   if (!cst || !aType || !bType || !cType || !aType.hasStaticShape() ||
       !bType.hasStaticShape() || !cType.hasStaticShape())
     return rewriter.notifyMatchFailure(op, "needs a constant right operand and static shapes");
-  // One element type throughout: no i8 x i8 -> i32, which keeps its VNNI path.
-  Type elem = bType.getElementType();
-  if (aType.getElementType() != elem || cType.getElementType() != elem ||
-      !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8 != 0)
+  // One element type throughout, or bf16 or f16 operands into an f32
+  // accumulator (--weights=bf16, AccumulateInF32); no i8 x i8 -> i32, which
+  // keeps its VNNI path.
+  Type elem = bType.getElementType(), acc = cType.getElementType();
+  bool widened = (elem.isBF16() || elem.isF16()) && acc.isF32();
+  if (aType.getElementType() != elem || (acc != elem && !widened) || !elem.isIntOrFloat() ||
+      elem.getIntOrFloatBitWidth() % 8 != 0)
     return rewriter.notifyMatchFailure(op, "needs one byte-sized element type");
   int64_t n = cType.getShape().back();
   int64_t width = panelWidth(n, rows);
