@@ -15,7 +15,11 @@ Per model and thread count:
   (peak and bandwidth probed on this host at that thread count; FLOPs of the
   root ops; bytes: weights, inputs and results), and efficiency = that
   limit / jitrun ms.
-Writes a markdown table (--write) and prints it. Run with Debian's python3.
+A second table runs the models whose work is mostly matmuls with
+`--weights=bf16` (f32 weights stored as bf16, inputs rounded to bf16, f32
+accumulation): best ms at 1 and 2 threads, the speedup over f32, and the
+output's max |bf16 - f32| / max |f32| on the same input.
+Writes markdown tables (--write) and prints them. Run with Debian's python3.
 """
 import argparse
 import json
@@ -50,6 +54,29 @@ def jitrun_figures(path, inputs, threads, runs, tmp):
     return float(m.group(1)), roofline
 
 
+# Models whose work is mostly matmuls: the bf16 table's rows.
+BF16_MODELS = {"vit_b_16", "convnext_tiny", "bert_encoder", "minilm", "mobilebert"}
+
+
+def bf16_figures(row, path, inputs, runs, tmp):
+    """Adds the --weights=bf16 figures to `row`: best ms at 1 and 2 threads and
+    the output's error against the f32 output of the same input."""
+    outs = {}
+    for w in ("f32", "bf16"):
+        outs[w] = os.path.join(tmp, "out.%s.npy" % w)
+        subprocess.run([os.path.join(TOOLS, "jitrun"), path, "--weights=" + w,
+                        "--output=@" + outs[w]] + inputs, capture_output=True, check=True)
+    for t in (1, 2):
+        b = subprocess.run([os.path.join(TOOLS, "jitrun"), path, "--weights=bf16",
+                            "--threads=%d" % t, "--benchmark=%d" % runs] + inputs,
+                           capture_output=True, text=True)
+        m = re.search(r"latency_ms min=([0-9.]+)", b.stdout)
+        row["bf16_%d" % t] = float(m.group(1)) if m else None
+    f32, bf16 = np.load(outs["f32"]).astype(np.float64), np.load(outs["bf16"]).astype(np.float64)
+    scale = np.abs(f32).max()
+    row["bf16_err"] = float(np.abs(bf16 - f32).max() / scale) if scale > 0 else None
+
+
 def torchvision_rows(names, runs, tmp):
     import torch
     sizes = dict(onnx_models.MODELS)
@@ -67,6 +94,8 @@ def torchvision_rows(names, runs, tmp):
         for t in (1, 2):
             row["jitrun_%d" % t], row["roofline_%d" % t] = jitrun_figures(
                 path, ["--input=@" + x_path], t, runs, tmp)
+        if name in BF16_MODELS:
+            bf16_figures(row, path, ["--input=@" + x_path], runs, tmp)
         for t in (1, 2):
             row["torch_%d" % t] = onnx_models.torch_ms(model, x, t, runs)
         yield row
@@ -89,6 +118,8 @@ def zoo_rows(names, runs, tmp):
         for t in (1, 2):
             row["jitrun_%d" % t], row["roofline_%d" % t] = jitrun_figures(path, inputs, t, runs, tmp)
             row["torch_%d" % t] = None
+        if name in BF16_MODELS:
+            bf16_figures(row, path, inputs, runs, tmp)
         yield row
 
 
@@ -104,6 +135,20 @@ def line(r):
         cells += [fmt(j), fmt(p), fmt(j / p if j and p else None),
                   fmt(roof["limit_ms"] if roof else None, "%.3f"),
                   (roof["bound"] if roof else "-"), fmt(100 * eff if eff else None, "%.0f%%")]
+    return "| " + " | ".join(cells) + " |"
+
+
+BF16_HEADER = ("| model | f32 1T ms | bf16 1T ms | f32/bf16 1T | f32 2T ms | bf16 2T ms "
+               "| f32/bf16 2T | max abs error / max abs f32 output |\n" + "|---" * 8 + "|")
+
+
+def bf16_line(r):
+    cells = [r["model"]]
+    for t in (1, 2):
+        f, b = r["jitrun_%d" % t], r["bf16_%d" % t]
+        cells += [fmt(f), fmt(b), fmt(f / b if f and b else None)]
+    err = r["bf16_err"]
+    cells.append("-" if err is None else "%.2g%%" % (100 * err))
     return "| " + " | ".join(cells) + " |"
 
 
@@ -123,12 +168,16 @@ def main():
               "| bound | efficiency 1T | jitrun 2T ms | PyTorch 2T ms | jitrun/PyTorch 2T "
               "| roofline 2T ms | bound | efficiency 2T |\n" + "|---" * 14 + "|")
     print(header, flush=True)
-    lines = []
+    lines, bf16_lines = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for rows in (torchvision_rows(tv, a.runs, tmp), zoo_rows(zoo, a.runs, tmp)):
             for r in rows:
                 lines.append(line(r))
                 print(lines[-1], flush=True)
+                if "bf16_err" in r:
+                    bf16_lines.append(bf16_line(r))
+    if bf16_lines:
+        print("\n" + BF16_HEADER + "\n" + "\n".join(bf16_lines), flush=True)
     if a.write:
         import torch
         with open(a.write, "w", encoding="utf-8") as f:
@@ -144,6 +193,15 @@ def main():
                     "can pass 100%%; integer models are measured against the f32 peak. "
                     "Compare ratios, not absolute times, across machines.\n\n" % (a.runs, torch.__version__))
             f.write(header + "\n" + "\n".join(lines) + "\n")
+            if bf16_lines:
+                f.write("\n## `--weights=bf16`\n\n"
+                        "The models whose work is mostly matmuls, with f32 weights stored as "
+                        "bf16 and inputs rounded to bf16 (f32 accumulation): jitrun's best of %d "
+                        "runs in each, the f32 figures from the table above, and the output's "
+                        "max |bf16 - f32| / max |f32| on the same input ('-': an all-zero "
+                        "output). AVX512_BF16 hosts run the bf16 matmuls as vdpbf16ps dot "
+                        "products; others widen them to f32.\n\n" % a.runs)
+                f.write(BF16_HEADER + "\n" + "\n".join(bf16_lines) + "\n")
         print("wrote " + a.write)
 
 
