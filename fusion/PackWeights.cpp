@@ -297,10 +297,10 @@ struct PackConstantMatmulRhs : public OpRewritePattern<linalg::MatmulOp> {
     // divide N: padding adds work to every row, and a narrow N's B is small
     // enough to stay in cache unpacked (4225x12x72, padded to 96: 1.9x
     // slower).
-    int64_t n = cast<ShapedType>(init.getType()).getShape().back();
-    if (m > kMaxRows && n % panelWidth(n, m) != 0)
+    int64_t n = cast<ShapedType>(init.getType()).getShape().back(), width = panelWidth(n, m);
+    if (m > kMaxRows && n % width != 0)
       return rewriter.notifyMatchFailure(op, "many rows and N not a whole number of panels");
-    if (m > kMaxRows && splitAcrossPanels(op->getResult(0), panelWidth(n, m)))
+    if (m > kMaxRows && splitAcrossPanels(op->getResult(0), width))
       return rewriter.notifyMatchFailure(op, "many rows and heads narrower than a panel");
     if (failed(packable(rewriter, op, a, b, init, m, bytes)))
       return failure();

@@ -184,6 +184,20 @@ struct FoldUnitReshapeIntoConsumer final : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// The root `v` is a reshape of (through at most one more reshape), null
+/// otherwise.
+static Operation *rootBehindReshapes(Value v) {
+  for (int hops = 0; hops < 2; ++hops) {
+    auto reshape = v.getDefiningOp();
+    if (!isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(reshape))
+      break;
+    v = reshape->getOperand(0);
+    if (Operation *def = v.getDefiningOp(); def && isRootOp(def))
+      return def;
+  }
+  return nullptr;
+}
+
 /// expand_shape(collapse_shape(root)) where no dim is both merged by the
 /// collapse and split by the expand is the same reshape in the other order:
 /// collapse_shape(expand_shape(root)). A packed contraction's [M, P, T]
@@ -198,8 +212,8 @@ struct SwapExpandOfRootCollapse final : OpRewritePattern<tensor::ExpandShapeOp> 
                                 PatternRewriter &rewriter) const override {
     auto collapse = expand.getSrc().getDefiningOp<tensor::CollapseShapeOp>();
     if (!collapse || !collapse.getSrc().getDefiningOp() ||
-        !isRootOp(collapse.getSrc().getDefiningOp()) || !collapse.getSrcType().hasStaticShape() ||
-        !expand.getResultType().hasStaticShape())
+        collapse.getSrc().getDefiningOp() != rootBehindReshapes(expand.getSrc()) ||
+        !collapse.getSrcType().hasStaticShape() || !expand.getResultType().hasStaticShape())
       return failure();
     SmallVector<ReassociationIndices> merged = collapse.getReassociationIndices();
     SmallVector<ReassociationIndices> split = expand.getReassociationIndices();
@@ -324,11 +338,9 @@ struct PropagateReshapesPass final
         return signalPassFailure();
     }
     if (failed(expand([&](OpOperand *operand) {
-          auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
-          Operation *root = collapse ? collapse.getSrc().getDefiningOp() : nullptr;
-          if (auto e = dyn_cast_or_null<tensor::ExpandShapeOp>(root))
-            root = e.getSrc().getDefiningOp();
-          return root && isRootOp(root) && isa<linalg::GenericOp>(operand->getOwner()) &&
+          return operand->get().getDefiningOp<tensor::CollapseShapeOp>() &&
+                 rootBehindReshapes(operand->get()) &&
+                 isa<linalg::GenericOp>(operand->getOwner()) &&
                  isFoldableEnd(operand->getOwner());
         })))
       return signalPassFailure();
