@@ -390,17 +390,11 @@ jitrun_status_t jitrun_options_set_shape_policy(jitrun_options_t options, const 
   if (!options)
     return invalid("jitrun_options_set_shape_policy: null options");
   llvm::StringRef p = policy ? policy : "";
-  if (p == "specialize")
-    options->options.shapePolicy = jitrun::ShapePolicy::Specialize;
-  else if (p == "tiered")
-    options->options.shapePolicy = jitrun::ShapePolicy::Tiered;
-  else if (p == "split")
-    options->options.shapePolicy = jitrun::ShapePolicy::Split;
-  else if (p == "buckets")
-    options->options.shapePolicy = jitrun::ShapePolicy::Buckets;
-  else
-    return invalid("jitrun_options_set_shape_policy: '" + p.str() +
-                   "' is not a policy; use specialize, tiered, split or buckets");
+  std::optional<jitrun::ShapePolicy> parsed = jitrun::parseShapePolicy(p);
+  if (!parsed)
+    return invalid("jitrun_options_set_shape_policy: '" + p.str() + "' is not a policy; use " +
+                   jitrun::kShapePolicyNames);
+  options->options.shapePolicy = *parsed;
   return nullptr;
 }
 

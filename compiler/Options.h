@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,6 +57,20 @@ enum class ShapePolicy {
   /// set of sizes serves every size.
   Buckets,
 };
+
+/// The policies by name, as the CLI, the C API and Python spell them.
+inline constexpr const char *kShapePolicyNames = "specialize, tiered, split or buckets";
+inline std::optional<ShapePolicy> parseShapePolicy(std::string_view name) {
+  if (name == "specialize")
+    return ShapePolicy::Specialize;
+  if (name == "tiered")
+    return ShapePolicy::Tiered;
+  if (name == "split")
+    return ShapePolicy::Split;
+  if (name == "buckets")
+    return ShapePolicy::Buckets;
+  return std::nullopt;
+}
 
 /// Everything that steers compilation.
 struct CompileOptions {

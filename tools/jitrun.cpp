@@ -44,7 +44,7 @@ cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.mlirbc|model.mli
 cl::opt<std::string> function("function", cl::desc("Entry point (default: the only public function, else @main)"),
                               cl::cat(category));
 cl::list<std::string> inputs("input",
-                             cl::desc("An input: 2x3xf32=1,2,3,4,5,6, 2x3xf32=1 (fill), 2x3xf32 (seeded random) or @file.npy; one per argument"),
+                             cl::desc("An input: 2x3xf32=1,2,3,4,5,6, 2x3xf32=1 (fill), 2x3xf32 (seeded random) or @file.npy; one per argument, and more sets of them run the model again"),
                              cl::cat(category));
 cl::list<std::string> inputShapes("input-shape",
                                   cl::desc("A static shape for a model input with symbolic dims: NAME:1x3x224x224 (ONNX)"),
@@ -139,6 +139,11 @@ cl::opt<uint64_t> memoryLimit("memory-limit",
                                cl::desc("Most host memory the model may allocate (constants, one "
                                         "run's intermediates, results), bytes; 0: no limit"),
                                cl::init(0), cl::cat(category));
+cl::opt<std::string> shapePolicy(
+    "shape-policy",
+    cl::desc("What a run of a dynamic model at new shapes waits for (several --input sets): "
+             "specialize (compile them; default), tiered, split or buckets (see the API)"),
+    cl::init("specialize"), cl::cat(category));
 cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"), cl::init(0), cl::cat(category));
 } // namespace
 
@@ -637,6 +642,11 @@ static int run(int argc, char **argv) {
   if (weights != "f32" && weights != "bf16")
     return fail("--weights must be f32 or bf16, not '" + weights + "'");
   options.bf16Weights = weights == "bf16";
+  std::optional<jitrun::ShapePolicy> policy = jitrun::parseShapePolicy(shapePolicy);
+  if (!policy)
+    return fail("--shape-policy must be " + Twine(jitrun::kShapePolicyNames) + ", not '" +
+                shapePolicy + "'");
+  options.shapePolicy = *policy;
   options.stackLimitBytes = stackLimit;
   options.failOnStackLimit = failOnStack;
   options.explainFusion = explainFusion;
@@ -711,8 +721,13 @@ static int run(int argc, char **argv) {
     errs() << warningText(w) << "\n";
   for (const std::string &e : (*model)->fusionExplanations())
     outs() << e << "\n";
+  // One set of --input flags per run, in order: several sets run the model
+  // several times in this process (a dynamic model at each set's shapes).
   const auto &specs = (*model)->inputs();
-  if (inputTensors.size() != specs.size()) {
+  size_t numResults = (*model)->outputs().size();
+  size_t sets = specs.empty() ? 1 : inputTensors.size() / specs.size();
+  if (specs.empty() ? !inputTensors.empty()
+                    : inputTensors.empty() || inputTensors.size() % specs.size() != 0) {
     std::string want, flags;
     for (const auto &s : specs) {
       want += (want.empty() ? "" : ", ") + s.described();
@@ -724,46 +739,115 @@ static int run(int argc, char **argv) {
     }
     return fail("expected " + Twine(specs.size()) + " inputs (" + StringRef(want).trim() +
                 "), got " + Twine(inputTensors.size()) +
-                " --input flags; to run it on seeded random data:" + flags);
+                " --input flags (one per input, or a whole set per run); to run it on seeded "
+                "random data:" +
+                flags);
   }
-  if (outputs.size() > (*model)->outputs().size())
+  if (outputs.size() > sets * numResults)
     return fail("got " + Twine(outputs.size()) + " --output flags for " +
-                Twine((*model)->outputs().size()) + " results");
-  if (expected.size() > (*model)->outputs().size())
+                Twine(sets * numResults) + " results");
+  if (expected.size() > sets * numResults)
     return fail("got " + Twine(expected.size()) + " --expected_output flags for " +
-                Twine((*model)->outputs().size()) + " results");
+                Twine(sets * numResults) + " results");
+  bool profiling = profileFlag || !profileJson.empty();
+  if (sets > 1 && (!benchmarkJson.empty() || !profileJson.empty()))
+    return fail("--benchmark-json and --profile-json take one set of --input flags, not " +
+                Twine(sets) + " (--benchmark and --profile print one table per set)");
 
   jitrun::ThreadPool pool(reference ? 1 : threads);
-  std::vector<const jitrun::HostTensor *> args;
-  for (const auto &t : inputTensors)
-    args.push_back(&t);
-  auto results = (*model)->run(args, pool);
-  if (!results)
-    return fail(toString(results.takeError()));
-
   int status = 0;
-  for (size_t i = 0; i < results->size(); ++i) {
-    const jitrun::HostTensor &r = (*results)[i];
-    if (i < outputs.size()) {
-      if (Error e = jitrun::writeNpy(StringRef(outputs[i]).drop_front(), r))
-        return fail("--output " + Twine(i) + ": " + toString(std::move(e)));
-    } else if (expected.empty()) {
-      outs() << "result[" << i << "]: ";
-      jitrun::printTensor(outs(), r);
-      outs() << "\n";
+  for (size_t set = 0; set < sets; ++set) {
+    // With several sets, every line a set prints names it.
+    std::string prefix = sets > 1 ? "run[" + std::to_string(set) + "] " : "";
+    std::vector<const jitrun::HostTensor *> args;
+    for (size_t i = 0; i < specs.size(); ++i)
+      args.push_back(&inputTensors[set * specs.size() + i]);
+    auto results = (*model)->run(args, pool);
+    if (!results)
+      return fail((sets > 1 ? "input set " + Twine(set) + ": " : Twine()) +
+                  toString(results.takeError()));
+    for (size_t i = 0; i < results->size(); ++i) {
+      const jitrun::HostTensor &r = (*results)[i];
+      size_t flag = set * numResults + i;
+      if (flag < outputs.size()) {
+        if (Error e = jitrun::writeNpy(StringRef(outputs[flag]).drop_front(), r))
+          return fail("--output " + Twine(flag) + ": " + toString(std::move(e)));
+      } else if (expected.empty()) {
+        outs() << prefix << "result[" << i << "]: ";
+        jitrun::printTensor(outs(), r);
+        outs() << "\n";
+      }
+      if (flag < expected.size()) {
+        if (Error e = jitrun::compareTensors(r, expected[flag], absTol, relTol)) {
+          errs() << "jitrun: error: " << prefix << "result " << i
+                 << " does not match --expected_output: " << toString(std::move(e)) << "\n";
+          status = 1;
+        } else {
+          outs() << prefix << "result[" << i << "]: matches the expected output\n";
+        }
+      }
     }
-    if (i < expected.size()) {
-      if (Error e = jitrun::compareTensors(r, expected[i], absTol, relTol)) {
-        errs() << "jitrun: error: result " << i << " does not match --expected_output: "
-               << toString(std::move(e)) << "\n";
-        status = 1;
-      } else {
-        outs() << "result[" << i << "]: matches the expected output\n";
+    outs().flush();
+
+    // --profile times the --benchmark runs, else one more run.
+    if (profiling)
+      (*model)->setProfiling(true);
+    auto profileStart = std::chrono::steady_clock::now();
+    if (profiling && benchmark == 0) {
+      auto r = (*model)->run(args, pool);
+      if (!r)
+        return fail(toString(r.takeError()));
+    }
+    if (benchmark > 0) {
+      std::vector<double> ms;
+      for (unsigned i = 0; i < benchmark; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        auto r = (*model)->run(args, pool);
+        if (!r)
+          return fail(toString(r.takeError()));
+        ms.push_back(std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - start)
+                         .count());
+      }
+      BenchmarkSummary summary = summarize(std::move(ms), pool.numThreads());
+      if (sets > 1)
+        outs() << prefix << "benchmark\n";
+      printBenchmark(outs(), summary);
+      if (!benchmarkJson.empty()) {
+        std::string text;
+        raw_string_ostream os(text);
+        writeBenchmarkJson(os, summary);
+        if (std::string e = writeReport(benchmarkJson, text); !e.empty())
+          return fail("cannot write the benchmark: " + e);
+      }
+    }
+    if (profiling) {
+      double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                  profileStart)
+                        .count();
+      (*model)->setProfiling(false);
+      jitrun::Profile profile = (*model)->profile();
+      wall /= static_cast<double>(std::max<int64_t>(1, profile.runs));
+      jitrun::cli::HostPeak peak = jitrun::cli::measureHostPeak(pool.numThreads(), forceAvx2);
+      std::vector<ProfileRow> rows = profileRows(profile, profileSort == "time");
+      ModelRoofline roofline = modelRoofline(rows, **model, peak, wall);
+      if (profileFlag) {
+        if (sets > 1)
+          outs() << prefix << "profile\n";
+        printProfile(outs(), rows, profile.runs, peak, wall, roofline);
+      }
+      if (!profileJson.empty()) {
+        std::string text;
+        raw_string_ostream os(text);
+        writeProfileJson(os, rows, profile.runs, peak, wall, roofline);
+        if (std::string e = writeReport(profileJson, text); !e.empty())
+          return fail("cannot write the profile: " + e);
       }
     }
   }
-  outs().flush();
 
+  // The statistics of the compile that ran last (a dynamic model: the
+  // last set's shapes).
   if (!dumpStatistics.empty()) {
     std::string text;
     raw_string_ostream os(text);
@@ -771,58 +855,6 @@ static int run(int argc, char **argv) {
     if (std::string e = writeReport(dumpStatisticsFile.empty() ? StringRef("-") : StringRef(dumpStatisticsFile), text);
         !e.empty())
       return fail("cannot write statistics: " + e);
-  }
-
-  // --profile times the --benchmark runs, else one more run.
-  bool profiling = profileFlag || !profileJson.empty();
-  if (profiling)
-    (*model)->setProfiling(true);
-  auto profileStart = std::chrono::steady_clock::now();
-  if (profiling && benchmark == 0) {
-    auto r = (*model)->run(args, pool);
-    if (!r)
-      return fail(toString(r.takeError()));
-  }
-  if (benchmark > 0) {
-    std::vector<double> ms;
-    for (unsigned i = 0; i < benchmark; ++i) {
-      auto start = std::chrono::steady_clock::now();
-      auto r = (*model)->run(args, pool);
-      if (!r)
-        return fail(toString(r.takeError()));
-      ms.push_back(std::chrono::duration<double, std::milli>(
-                       std::chrono::steady_clock::now() - start)
-                       .count());
-    }
-    BenchmarkSummary summary = summarize(std::move(ms), pool.numThreads());
-    printBenchmark(outs(), summary);
-    if (!benchmarkJson.empty()) {
-      std::string text;
-      raw_string_ostream os(text);
-      writeBenchmarkJson(os, summary);
-      if (std::string e = writeReport(benchmarkJson, text); !e.empty())
-        return fail("cannot write the benchmark: " + e);
-    }
-  }
-  if (profiling) {
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                profileStart)
-                      .count();
-    (*model)->setProfiling(false);
-    jitrun::Profile profile = (*model)->profile();
-    wall /= static_cast<double>(std::max<int64_t>(1, profile.runs));
-    jitrun::cli::HostPeak peak = jitrun::cli::measureHostPeak(pool.numThreads(), forceAvx2);
-    std::vector<ProfileRow> rows = profileRows(profile, profileSort == "time");
-    ModelRoofline roofline = modelRoofline(rows, **model, peak, wall);
-    if (profileFlag)
-      printProfile(outs(), rows, profile.runs, peak, wall, roofline);
-    if (!profileJson.empty()) {
-      std::string text;
-      raw_string_ostream os(text);
-      writeProfileJson(os, rows, profile.runs, peak, wall, roofline);
-      if (std::string e = writeReport(profileJson, text); !e.empty())
-        return fail("cannot write the profile: " + e);
-    }
   }
   outs().flush();
   if (outs().has_error()) {
