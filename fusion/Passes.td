@@ -48,8 +48,16 @@ def PackWeightsPass : Pass<"jitrun-fusion-pack-weights", "func::FuncOp"> {
     input through a strided tensor.extract_slice. The op becomes a generic
     contraction over the panels (marked jitrun.packed_panels), whose result is collapsed back (and
     sliced when N was padded); a bias broadcast into its accumulator is
-    rebuilt in panels.
+    rebuilt in panels. A KxK NHWC convolution whose constant filter has at
+    least min-conv-filter-bytes (too large to stay in L2 from one row of
+    output pixels to the next) is packed into [F/T][KH][KW][C][T] panels
+    when they divide F, and becomes a generic convolution over them.
   }];
+  let options = [
+    Option<"minConvFilterBytes", "min-conv-filter-bytes", "int64_t",
+           /*default=*/"768 * 1024",
+           "The smallest KxK convolution filter packed, in bytes">,
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect", "linalg::LinalgDialect",
                            "tensor::TensorDialect"];
 }

@@ -4,13 +4,13 @@
 // broadcast's constant-0 map results used to stop the reshape from folding
 // into it, and the broadcast was a dispatch of its own: a whole tensor
 // written and read back as the accumulator (torchvision's ResNet-50, 93
-// dispatches; MobileNetV2, 83). Its unit dims dropped from the constant, it
-// expands with the accumulator and joins the convolution's dispatch
-// (ResNet-50: 57; MobileNetV2: 55; 1 thread: 41.6 -> 37.4 ms and 4.0 ->
-// 3.15 ms).
+// dispatches; MobileNetV2, 83). Packing rebuilds it in panels, reading the
+// bias as 2x32x1x1 at (d3, d4, 0, 0), and it joins the convolution's
+// dispatch as its accumulator (ResNet-50: 57; MobileNetV2: 55; 1 thread:
+// 41.6 -> 37.4 ms and 4.0 -> 3.15 ms).
 // RUN: %jit-opt %s --jitrun-import-pipeline --jitrun-fusion-pipeline --mlir-print-local-scope | FileCheck %s
 // CHECK-LABEL: func.func private @main_dispatch_0(
-// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>]
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d3, d4, 0, 0)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>]{{.*}} ins(%{{.*}} : tensor<2x32x1x1xf32>)
 // CHECK:         linalg.generic {{.*}} attrs = {jitrun.packed_panels}
 // CHECK-NOT:   func.func private
 // CHECK-LABEL: func.func @main(
