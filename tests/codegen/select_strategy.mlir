@@ -50,6 +50,28 @@ func.func private @conv(%arg0: memref<1x30x30x64xf32>, %arg1: memref<3x3x64x128x
 
 // -----
 
+// A 1x7 convolution over 17x17 pixels of 64 -> 64 channels (Inception v3's
+// maps): 17 has no divisor but 1, and 8-pixel tiles would leave an edge of
+// one pixel per row; with two registers of channels the vector tile takes 6
+// pixels (6 + 6 + 5). On AVX2, one register of channels: 8 pixels, peeled.
+// CHECK-LABEL: func.func private @conv_prime_width
+// CHECK:       linalg.conv_2d_nhwc_hwcf {{{.*}}scheme = "convolution", vector = array<i64: 1, 1, 6, 32, 0, 0, 0>
+// AVX2-LABEL:  func.func private @conv_prime_width
+// AVX2:        linalg.conv_2d_nhwc_hwcf {{{.*}}scheme = "convolution", vector = array<i64: 1, 1, 8, 8, 0, 0, 0>
+func.func private @conv_prime_width(%arg0: memref<1x17x23x64xf32>, %arg1: memref<1x7x64x64xf32>, %arg2: memref<1x17x17x64xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %i = bufferization.to_tensor %arg0 restrict : memref<1x17x23x64xf32> to tensor<1x17x23x64xf32>
+  %w = bufferization.to_tensor %arg1 restrict : memref<1x7x64x64xf32> to tensor<1x7x64x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %out = bufferization.to_tensor %arg2 restrict writable : memref<1x17x17x64xf32> to tensor<1x17x17x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<1x17x17x64xf32>) -> tensor<1x17x17x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%i, %w : tensor<1x17x23x64xf32>, tensor<1x7x64x64xf32>) outs(%f : tensor<1x17x17x64xf32>) -> tensor<1x17x17x64xf32>
+  bufferization.materialize_in_destination %c in restrict writable %arg2 : (tensor<1x17x17x64xf32>, memref<1x17x17x64xf32>) -> ()
+  return
+}
+
+// -----
+
 // A row sum: the 16 rows in one vector tile, the 1000 columns reduced two
 // registers at a time (32 lanes, 16 on AVX2); too little work for workgroups.
 // CHECK-LABEL: func.func private @row_sum
