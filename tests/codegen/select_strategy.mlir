@@ -72,6 +72,27 @@ func.func private @conv_prime_width(%arg0: memref<1x17x23x64xf32>, %arg1: memref
 
 // -----
 
+// A 1x1 convolution to 232 channels (ShuffleNetV2), which 16 does not
+// divide: whole registers of 16 lanes and a peeled edge of 8 on AVX-512,
+// not 8 lanes in half registers; 8 lanes, whole registers, on AVX2.
+// CHECK-LABEL: func.func private @conv_ragged_channels
+// CHECK:       linalg.conv_2d_nhwc_hwcf {{{.*}}scheme = "convolution", vector = array<i64: 1, 1, 7, 16, 0, 0, 0>
+// AVX2-LABEL:  func.func private @conv_ragged_channels
+// AVX2:        linalg.conv_2d_nhwc_hwcf {{{.*}}scheme = "convolution", vector = array<i64: 1, 1, 7, 8, 0, 0, 0>
+func.func private @conv_ragged_channels(%arg0: memref<1x7x7x64xf32>, %arg1: memref<1x1x64x232xf32>, %arg2: memref<1x7x7x232xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %i = bufferization.to_tensor %arg0 restrict : memref<1x7x7x64xf32> to tensor<1x7x7x64xf32>
+  %w = bufferization.to_tensor %arg1 restrict : memref<1x1x64x232xf32> to tensor<1x1x64x232xf32>
+  %zero = arith.constant 0.0 : f32
+  %out = bufferization.to_tensor %arg2 restrict writable : memref<1x7x7x232xf32> to tensor<1x7x7x232xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<1x7x7x232xf32>) -> tensor<1x7x7x232xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%i, %w : tensor<1x7x7x64xf32>, tensor<1x1x64x232xf32>) outs(%f : tensor<1x7x7x232xf32>) -> tensor<1x7x7x232xf32>
+  bufferization.materialize_in_destination %c in restrict writable %arg2 : (tensor<1x7x7x232xf32>, memref<1x7x7x232xf32>) -> ()
+  return
+}
+
+// -----
+
 // A row sum: the 16 rows in one vector tile, the 1000 columns reduced two
 // registers at a time (32 lanes, 16 on AVX2); too little work for workgroups.
 // CHECK-LABEL: func.func private @row_sum
