@@ -549,10 +549,12 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   result.anchorAtWorkgroupLevel = broadcastEpilogue;
   // The anchor's loop of vector lanes: its result's innermost dim.
   int64_t anchorLanesLoop = -1;
-  if (anchor.op->getNumResults() == 1)
-    if (auto d = dyn_cast<AffineDimExpr>(
-            anchor.op.getIndexingMapMatchingResult(anchor.op->getResult(0)).getResults().back()))
-      anchorLanesLoop = d.getPosition();
+  if (anchor.op->getNumResults() == 1) {
+    AffineMap out = anchor.op.getIndexingMapMatchingResult(anchor.op->getResult(0));
+    if (out.getNumResults() > 0)
+      if (auto d = dyn_cast<AffineDimExpr>(out.getResults().back()))
+        anchorLanesLoop = d.getPosition();
+  }
   for (unsigned i = 0; i < numLoops; ++i) {
     if (iters[i] != utils::IteratorType::parallel || ShapedType::isDynamic(extents[i]))
       continue;

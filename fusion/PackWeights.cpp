@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 #include <cstring>
 
@@ -83,15 +84,18 @@ static Value broadcastInPanels(PatternRewriter &rewriter, Location loc, Value in
     auto type = dyn_cast<RankedTensorType>(in->get().getType());
     if (!type || map.getNumResults() >= rank)
       return nullptr;
-    // Each result a loop, or 0 on a unit dim; after the channels only 0s.
+    // Each result a loop (each loop once), or 0 on a unit dim; after the
+    // channels only 0s.
     bool afterChannel = false;
+    llvm::SmallBitVector seen(rank);
     for (auto [pos, e] : llvm::enumerate(map.getResults())) {
       auto c = dyn_cast<AffineConstantExpr>(e);
       if (c && c.getValue() == 0 && type.getDimSize(pos) == 1)
         continue;
       auto d = dyn_cast<AffineDimExpr>(e);
-      if (!d || afterChannel)
+      if (!d || afterChannel || seen.test(d.getPosition()))
         return nullptr;
+      seen.set(d.getPosition());
       afterChannel = d.getPosition() == channel;
     }
     SmallVector<AffineExpr> results;
