@@ -2,8 +2,9 @@
 //
 // One grid at a time: the submitter publishes a Grid under the mutex, wakes
 // as many workers as there are chunks to share, runs chunks itself, then
-// waits until every worker that joined the grid has left it. Workers sleep on
-// a condition variable between grids, so an idle pool costs no CPU.
+// waits until every worker that joined the grid has left it (polling for a
+// while first). Workers poll for the next grid for a while, then sleep on a
+// condition variable, so an idle pool costs no CPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +39,9 @@ struct ThreadPool::Grid {
 
   /// Workers currently inside runGrid; guarded by ThreadPool::mutex.
   unsigned activeWorkers = 0;
+  /// The same count, readable without the mutex: the submitter polls it
+  /// before sleeping until the workers leave.
+  std::atomic<unsigned> running{0};
 };
 
 /// The pool whose task the current thread is running, to run nested
@@ -147,8 +151,10 @@ void ThreadPool::workerLoop() {
     seen = generation;
     Grid *grid = current;
     ++grid->activeWorkers;
+    grid->running.fetch_add(1, std::memory_order_relaxed);
     lock.unlock();
     runGrid(*grid);
+    grid->running.fetch_sub(1, std::memory_order_release);
     lock.lock();
     // The submitter frees `grid` once it sees zero; do not touch it after.
     if (--grid->activeWorkers == 0)
@@ -196,6 +202,21 @@ ThreadPool::parallelFor(int64_t count,
 
   runGrid(grid);
 
+  // The workers' last chunks usually end within microseconds of the
+  // submitter's: poll for a short while before sleeping, as idle workers do.
+  // Asleep, the submitter waited for a wake-up after every grid, and a model
+  // of many small dispatches lost most of its second thread to it (2
+  // threads: MobileNetV3-Small 0.70x the time with the poll, ShuffleNetV2
+  // 0.82x, EfficientNet-B0 0.82-0.90x, ResNet-50 0.96x). The mutex and
+  // activeWorkers below stay the authority; `running` only ends the poll.
+  auto until = std::chrono::steady_clock::now() + kSpinTime;
+  for (unsigned i = 0; grid.running.load(std::memory_order_acquire) != 0; ++i) {
+    if ((i & 63) == 0 && std::chrono::steady_clock::now() >= until)
+      break;
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
+  }
   {
     std::unique_lock<std::mutex> lock(mutex);
     current = nullptr;
