@@ -40,6 +40,10 @@
 // RUN: not %jitrun %s --input=3x16xf32 2>&1 | FileCheck %s --check-prefix=COUNT
 // RANK: jitrun: error: input 0 ('x'): expected shape ?x16xf32, got 3x16x1
 // COUNT: to run it on seeded random data: --input=1x16xf32 --input=1x8xf32
+// Several sets of --input flags run one after the other (tests/zoo/dynamic_runs.mlir);
+// three flags for two inputs are no whole number of sets.
+// RUN: not %jitrun %s --input=3x16xf32 --input=3x8xf32 --input=2x16xf32 2>&1 | FileCheck %s --check-prefix=SETS
+// SETS: jitrun: error: expected 2 inputs (x: ?x16xf32, mask: ?x8xf32), got 3 --input flags (one per input, or a whole set per run)
 #bias = affine_map<(d0, d1) -> (d1)>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
