@@ -755,6 +755,8 @@ static int run(int argc, char **argv) {
                 Twine(sets) + " (--benchmark and --profile print one table per set)");
 
   jitrun::ThreadPool pool(reference ? 1 : threads);
+  // The host's peak and bandwidth, probed once for every set's profile.
+  std::optional<jitrun::cli::HostPeak> peak;
   int status = 0;
   for (size_t set = 0; set < sets; ++set) {
     // With several sets, every line a set prints names it.
@@ -828,18 +830,19 @@ static int run(int argc, char **argv) {
       (*model)->setProfiling(false);
       jitrun::Profile profile = (*model)->profile();
       wall /= static_cast<double>(std::max<int64_t>(1, profile.runs));
-      jitrun::cli::HostPeak peak = jitrun::cli::measureHostPeak(pool.numThreads(), forceAvx2);
+      if (!peak)
+        peak = jitrun::cli::measureHostPeak(pool.numThreads(), forceAvx2);
       std::vector<ProfileRow> rows = profileRows(profile, profileSort == "time");
-      ModelRoofline roofline = modelRoofline(rows, **model, peak, wall);
+      ModelRoofline roofline = modelRoofline(rows, **model, *peak, wall);
       if (profileFlag) {
         if (sets > 1)
           outs() << prefix << "profile\n";
-        printProfile(outs(), rows, profile.runs, peak, wall, roofline);
+        printProfile(outs(), rows, profile.runs, *peak, wall, roofline);
       }
       if (!profileJson.empty()) {
         std::string text;
         raw_string_ostream os(text);
-        writeProfileJson(os, rows, profile.runs, peak, wall, roofline);
+        writeProfileJson(os, rows, profile.runs, *peak, wall, roofline);
         if (std::string e = writeReport(profileJson, text); !e.empty())
           return fail("cannot write the profile: " + e);
       }
