@@ -2,12 +2,19 @@
 
 #include "contract/Dispatch.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 
 using namespace mlir;
 
 namespace jitrun {
+
+Value multiplyAccumulate(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
+  auto contract = arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::contract);
+  Value product = arith::MulFOp::create(b, loc, x, y, contract);
+  return arith::AddFOp::create(b, loc, acc, product);
+}
 
 bool isRootOp(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);

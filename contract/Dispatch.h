@@ -11,6 +11,7 @@
 #define JITRUN_CONTRACT_DISPATCH_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Operation.h"
 
@@ -26,6 +27,17 @@ constexpr llvm::StringLiteral kDispatchAttrName = "jitrun.dispatch";
 /// codegen splits its workgroups by panels, never within one, so that each
 /// reads one contiguous run of weights.
 constexpr llvm::StringLiteral kPackedPanelsAttrName = "jitrun.packed_panels";
+
+/// `acc + x * y` in floating point, as the body of a multiply-accumulate
+/// generic that fusion builds (packed weight panels, grouped convolutions,
+/// contractions widened to f32): its multiply is marked fastmath<contract>,
+/// and codegen (jitrun-codegen-lower-vectors) fuses such a multiply with
+/// the add it feeds into one FMA, as a named contraction lowers. Unfused,
+/// a tile whose reduction loops are all of one step (a convolution's tap
+/// and channel) is a multiply and an add: on hosts where both take the FMA
+/// ports (Intel's), half the FMA rate.
+mlir::Value multiplyAccumulate(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                               mlir::Value y, mlir::Value acc);
 
 /// True for ops that anchor a dispatch: linalg ops with a reduction loop
 /// (contractions, convolutions, pooling, reductions).

@@ -178,9 +178,8 @@ struct AccumulateInF32Pass final : public impl::AccumulateInF32PassBase<Accumula
               auto wide = [&](Value v) {
                 return v.getType().isF32() ? v : Value(arith::ExtFOp::create(nb, nl, f32, v));
               };
-              Value product = arith::MulFOp::create(nb, nl, wide(args[0]), wide(args[1]));
-              linalg::YieldOp::create(nb, nl,
-                                      Value(arith::AddFOp::create(nb, nl, args[2], product)));
+              linalg::YieldOp::create(
+                  nb, nl, multiplyAccumulate(nb, nl, wide(args[0]), wide(args[1]), args[2]));
             });
       }
       Value result = widened->getResult(0);

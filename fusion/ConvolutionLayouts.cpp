@@ -396,8 +396,7 @@ struct GroupedConvNchwToNhwc : public OpRewritePattern<linalg::Conv2DNgchwGfchwO
     auto conv = linalg::GenericOp::create(
         rewriter, loc, TypeRange{acc.getType()}, ValueRange{x, filter}, ValueRange{acc}, maps,
         iters, [&](OpBuilder &b, Location l, ValueRange args) {
-          Value product = arith::MulFOp::create(b, l, args[0], args[1]);
-          linalg::YieldOp::create(b, l, Value(arith::AddFOp::create(b, l, args[2], product)));
+          linalg::YieldOp::create(b, l, multiplyAccumulate(b, l, args[0], args[1], args[2]));
         });
     // [N, OH, OW, G, F] -> [N, OH, OW, G * F] -> NCHW -> [N, G, F, OH, OW].
     Value flat = tensor::CollapseShapeOp::create(

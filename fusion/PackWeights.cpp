@@ -194,19 +194,18 @@ static Value accumulatorInPanels(PatternRewriter &rewriter, Location loc, Value 
 
 /// The body of a contraction of `elem` operands into an `accElem`
 /// accumulator: acc + a * b, bf16 or f16 operands widened to f32 first.
-static void multiplyAccumulate(OpBuilder &b, Location l, ValueRange args, Type elem,
-                               Type accElem) {
-  Value product, sum;
+static void multiplyAccumulateBody(OpBuilder &b, Location l, ValueRange args, Type elem,
+                                   Type accElem) {
+  Value sum;
   if (isa<FloatType>(elem)) {
     Value x = args[0], y = args[1];
     if (accElem != elem) {
       x = arith::ExtFOp::create(b, l, accElem, x);
       y = arith::ExtFOp::create(b, l, accElem, y);
     }
-    product = arith::MulFOp::create(b, l, x, y);
-    sum = arith::AddFOp::create(b, l, args[2], product);
+    sum = multiplyAccumulate(b, l, x, y, args[2]);
   } else {
-    product = arith::MulIOp::create(b, l, args[0], args[1]);
+    Value product = arith::MulIOp::create(b, l, args[0], args[1]);
     sum = arith::AddIOp::create(b, l, args[2], product);
   }
   linalg::YieldOp::create(b, l, sum);
@@ -262,7 +261,7 @@ static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
   auto generic = linalg::GenericOp::create(
       rewriter, loc, TypeRange{acc.getType()}, ValueRange{a, packedB}, ValueRange{acc}, maps,
       iters, [&](OpBuilder &b, Location l, ValueRange args) {
-        multiplyAccumulate(b, l, args, elem, accElem);
+        multiplyAccumulateBody(b, l, args, elem, accElem);
       });
   generic->setAttr(kPackedPanelsAttrName, rewriter.getUnitAttr());
   return collapsePanels(rewriter, loc, generic.getResult(0), cType);
@@ -495,7 +494,7 @@ struct PackConstantConvFilter : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{acc.getType()}, ValueRange{x, filter}, ValueRange{acc}, maps,
         iters, [&](OpBuilder &b, Location l, ValueRange args) {
-          multiplyAccumulate(b, l, args, elem, accElem);
+          multiplyAccumulateBody(b, l, args, elem, accElem);
         });
     rewriter.replaceOp(op, collapsePanels(rewriter, loc, generic.getResult(0), outType));
     return success();

@@ -41,11 +41,12 @@ func.func @bf16_conv_bias(%x: tensor<1x6x6x4xbf16>, %k: tensor<3x3x4x8xbf16>, %b
   return %r : tensor<1x4x4x8xbf16>
 }
 
-// A generic contraction stays a generic, with an f32 body.
+// A generic contraction stays a generic, with an f32 body whose multiply
+// codegen fuses with the add into an FMA (fastmath<contract>).
 // CHECK-LABEL: func.func @f16_generic(
 // CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<3x5xf32>, tensor<5xf32>) outs(%{{.*}} : tensor<3xf32>)
 // CHECK-NEXT:    ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
-// CHECK-NEXT:      arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:      arith.mulf %{{[^ ]*}}, %{{[^ ]*}} fastmath<contract> : f32
 // CHECK-NEXT:      arith.addf %{{.*}}, %{{.*}} : f32
 // CHECK:         arith.truncf %{{.*}} : f32 to f16
 func.func @f16_generic(%m: tensor<3x5xf16>, %v: tensor<5xf16>, %acc: tensor<3xf16>) -> tensor<3xf16> {

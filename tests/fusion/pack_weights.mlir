@@ -173,7 +173,7 @@ func.func @odd_rows(%x: tensor<1x16x129x4xf32>) -> tensor<1x16x129x64xf32> {
 // A KxK convolution whose constant filter is large (here: any size, by the
 // pass option; by default 768 KB and up) is packed into [F/T][KH][KW][C][T]
 // panels and becomes a generic convolution over them, strided and dilated
-// as it was; ONNX's bias, a 48x1x1 constant broadcast through (c, 0, 0), is
+// as it was, its multiply marked for an FMA (fastmath<contract>); ONNX's bias, a 48x1x1 constant broadcast through (c, 0, 0), is
 // rebuilt in panels as the accumulator (its expand_shape folded into the
 // constant). With the default threshold this
 // 1.7 KB filter stays as it is.
@@ -185,6 +185,10 @@ func.func @odd_rows(%x: tensor<1x16x129x4xf32>) -> tensor<1x16x129x64xf32> {
 // KXK-DAG:     %[[B:.+]] = arith.constant dense<{{.*}}> : tensor<3x16x1x1xf32>
 // KXK:         %[[ACC:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d3, d4, 0, 0)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>]{{.*}} ins(%[[B]] : tensor<3x16x1x1xf32>)
 // KXK:         %[[C:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 2 + d5 * 2, d2 + d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[X]], %[[W]] : tensor<1x6x7x1xf32>, tensor<3x3x3x1x16xf32>) outs(%[[ACC]] : tensor<1x1x5x3x16xf32>)
+// KXK-NEXT:    ^bb0(%[[IN:.+]]: f32, %[[F:.+]]: f32, %[[OUT:.+]]: f32):
+// KXK-NEXT:      %[[P:.+]] = arith.mulf %[[IN]], %[[F]] fastmath<contract> : f32
+// KXK-NEXT:      %[[S:.+]] = arith.addf %[[OUT]], %[[P]] : f32
+// KXK-NEXT:      linalg.yield %[[S]]
 // KXK:         %[[R:.+]] = tensor.collapse_shape %[[C]] {{\[}}[0], [1], [2], [3, 4]] : tensor<1x1x5x3x16xf32> into tensor<1x1x5x48xf32>
 // KXK:         return %[[R]]
 // PACK-LABEL: func.func @conv3x3_onnx_bias(
