@@ -101,6 +101,7 @@ void buildKernelPipeline(OpPassManager &pm, const CodegenOptions &options) {
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(
       createLowerVectorsPass(LowerVectorsPassOptions{options.vnni, options.bf16}));
+  pm.addNestedPass<func::FuncOp>(createPrefetchWeightsPass());
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createLegalizeMemoryTypesPass());
