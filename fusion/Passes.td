@@ -42,7 +42,10 @@ def PackWeightsPass : Pass<"jitrun-fusion-pack-weights", "func::FuncOp"> {
     a short piece of every row of B. B is packed at compile time into
     panels of T columns, [ceil(N/T)][K][T] (T = 64, or 32 or 16 when that
     divides N and 64 does not; zero-padded otherwise), when N has at least
-    two panels. A 1x1 NHWC convolution of more pixels is packed the same
+    two panels; with a bias broadcast into the accumulator (ONNX's Gemm
+    and Conv), only when the padding is at most 1/16 of N, the bias
+    constant zero-padded with it (a classifier's 1000 classes). A 1x1 NHWC
+    convolution of more pixels is packed the same
     way with T = 32 (or 16): its unpacked filter rows lie F x 4 bytes
     apart and miss in L1 at every reduction step. A strided one reads its
     input through a strided tensor.extract_slice. The op becomes a generic
