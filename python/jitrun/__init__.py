@@ -127,7 +127,8 @@ def load(model, *, threads=0, fusion="default", function=None, cache_dir=None,
         shapes start at once.
     weights: "bf16" stores f32 matmul weights as bf16 (their inputs rounded
         to bf16, f32 accumulation): half the weight bytes, twice the rate on
-        AVX512_BF16 hosts, results as accurate as bf16 inputs allow.
+        AMD hosts with AVX512_BF16 (slower than f32 on Intel Xeons, which
+        jitrun runs without AMX), results as accurate as bf16 inputs allow.
     max_specializations: how many shape specializations of a dynamic model
         stay in memory (least recently used go first; the cache folder
         keeps them on disk).
