@@ -84,12 +84,10 @@ struct PrefetchWeightsPass final : public impl::PrefetchWeightsPassBase<Prefetch
     for (auto [read, arg] : streams) {
       auto type = cast<MemRefType>(arg.getType());
       Value &view = flat[arg];
-      if (!view) {
-        SmallVector<ReassociationIndices> all(1);
-        for (int64_t i = 0; i < type.getRank(); ++i)
-          all[0].push_back(i);
-        view = memref::CollapseShapeOp::create(entry, arg.getLoc(), arg, all);
-      }
+      if (!view)
+        view = memref::CollapseShapeOp::create(
+            entry, arg.getLoc(), arg,
+            SmallVector<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))});
       OpBuilder b(read);
       Location loc = read.getLoc();
       int64_t elementBytes = type.getElementTypeBitWidth() / 8;

@@ -11,8 +11,8 @@
 #define JITRUN_CONTRACT_DISPATCH_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 
 #include <cstdint>
