@@ -67,6 +67,8 @@ public:
   ElementwiseTester &bounds(float lo, float hi) { lo_ = lo; hi_ = hi; return *this; }
   ElementwiseTester &threads(int v) { threads_ = v; return *this; }
   ElementwiseTester &fusion(std::string v) { fusion_ = std::move(v); return *this; }
+  /// Inputs in -v..v instead of the op's default range.
+  ElementwiseTester &range(float v) { range_ = v; return *this; }
 
   bool isBinary() const {
     return op_ == EwOp::Add || op_ == EwOp::Mul || op_ == EwOp::AddBroadcast ||
@@ -80,6 +82,8 @@ public:
   /// Input value range: wide enough to reach the interesting parts of each
   /// function (relu6's upper bound, sigmoid's and tanh's saturation).
   float inputRange() const {
+    if (range_ > 0)
+      return range_;
     switch (op_) {
     case EwOp::Relu6: return 8.0f;
     case EwOp::Sigmoid: return 6.0f;
@@ -237,6 +241,7 @@ private:
   float lo_ = -0.5f, hi_ = 0.5f;
   int threads_ = 1;
   std::string fusion_;
+  float range_ = 0;
 };
 
 } // namespace
@@ -269,6 +274,13 @@ TEST_CASE("elementwise relu6", "[elementwise][clamp]") {
 
 TEST_CASE("elementwise sigmoid", "[elementwise][sigmoid]") {
   ElementwiseTester().op(EwOp::Sigmoid).shape({2, 64, 31}).threads(2).check();
+}
+
+// Its division is a refined reciprocal estimate of a denominator whose exp
+// is capped at e^88 (codegen/LowerVectors.cpp): inputs in -120..120 reach
+// both saturations and the cap, where exp(-x) alone would be infinite.
+TEST_CASE("elementwise sigmoid over its whole range", "[elementwise][sigmoid]") {
+  ElementwiseTester().op(EwOp::Sigmoid).shape({4, 1000}).range(120.0f).threads(1).check();
 }
 
 TEST_CASE("elementwise tanh", "[elementwise][tanh]") {
