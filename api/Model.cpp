@@ -51,9 +51,10 @@ ModelRunContext::ModelRunContext() = default;
 ModelRunContext::~ModelRunContext() = default;
 
 CompiledModel::~CompiledModel() {
-  // The task running finishes; those queued are dropped. Joined outside
-  // the lock, which the task takes.
+  // The task running stops at its compile's next phase or kernel; those
+  // queued are dropped. Joined outside the lock, which the task takes.
   std::thread task;
+  cancelling = true;
   {
     std::lock_guard<std::mutex> lock(backgroundMutex);
     stopping = true;
@@ -80,6 +81,9 @@ CompiledModel::compileBuffer(llvm::StringRef bytes, llvm::StringRef name,
     model->options.progress = nullptr;
     model->options.signatureOnly = false;
     model->options.maxSpecializations = std::max<size_t>(1, options.maxSpecializations);
+    model->options.cancelled = [m = model.get(), outer = options.cancelled] {
+      return m->cancelling.load(std::memory_order_relaxed) || (outer && outer());
+    };
     // The named dims, each analyzed by the specializations (DimAnalysis).
     const std::vector<TensorSpec> &specs = model->inputs();
     for (size_t i = 0; i < specs.size(); ++i)

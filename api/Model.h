@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <map>
@@ -212,6 +213,9 @@ private:
   std::mutex backgroundMutex;
   std::thread background;
   bool backgroundBusy = false, stopping = false;
+  /// Set as the model goes: its compiles stop at their next phase or kernel
+  /// (CompileOptions::cancelled), so that the background one is not waited for.
+  std::atomic<bool> cancelling{false};
   std::deque<std::pair<std::string, std::function<void()>>> pending;
   std::set<std::string> queued; // keys of the tasks pending or running
   std::set<std::vector<std::vector<int64_t>>> failedShapes;

@@ -88,6 +88,8 @@ public:
   /// Fails with ErrorCode::ResourceExhausted when constants, one run's
   /// intermediates and the results together exceed the memory limit.
   llvm::Error checkMemoryLimit(llvm::StringRef when) const;
+  /// An error once CompileOptions::cancelled says so.
+  llvm::Error checkCancelled() const;
 
   /// A distinct kernel: its compile job, then its loaded entry point.
   struct PendingKernel {
@@ -113,6 +115,13 @@ public:
 inline llvm::Error compileError(const llvm::Twine &msg) {
   return makeError(ErrorCode::CompileError, msg);
 }
+
+inline llvm::Error Compilation::checkCancelled() const {
+  if (options.cancelled && options.cancelled())
+    return compileError("the compile was cancelled");
+  return llvm::Error::success();
+}
+
 /// `op`'s error `msg` at its location, formatted as the driver's diagnostics.
 llvm::Error opError(mlir::Operation *op, Compilation &impl, const llvm::Twine &msg);
 /// For a specialized entry (static shapes, before fusion): the dim each

@@ -577,6 +577,8 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
                        llvm::toString(std::move(e)));
   }
 
+  if (llvm::Error e = checkCancelled())
+    return e;
   auto jitOr = KernelLoader::create(options.forceAvx2);
   if (!jitOr)
     return jitOr.takeError();
@@ -837,6 +839,8 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
   stats.fusion = fusionModeName(mode).str();
 
   Diagnostics diags;
+  if (llvm::Error e = checkCancelled())
+    return e;
   if (llvm::Error e = runPasses(*module, [](PassManager &pm) { buildImportPipeline(pm); }, diags))
     return e;
   entry = module->lookupSymbol<func::FuncOp>(entryName);
@@ -877,6 +881,8 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
     if (isa<linalg::GenericOp>(op) || isElementwiseOp(op))
       ++stats.genericBefore;
   });
+  if (llvm::Error e = checkCancelled())
+    return e;
   if (options.progress)
     options.progress("fuse", 0, 1);
   FusionOptions fusion;

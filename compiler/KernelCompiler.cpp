@@ -316,6 +316,10 @@ std::vector<CompiledKernel> KernelCompiler::compileAll(llvm::ArrayRef<KernelJob>
   reportDone(false);
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < jobs.size(); reportDone(true)) {
+      if (options.cancelled && options.cancelled()) {
+        results[i].error = "the compile was cancelled";
+        continue;
+      }
       if (useCache && readCacheEntry(options.cacheDir, jobs[i].key, jobs[i].symbol, results[i])) {
         touchCacheEntry(options.cacheDir + "/" + jobs[i].key + ".jrk");
         continue;

@@ -90,7 +90,7 @@ struct CompileOptions {
   /// A dynamic model's specializations kept in memory (least recently used
   /// goes first); at least 1.
   size_t maxSpecializations = 8;
-  ShapePolicy shapePolicy = ShapePolicy::Specialize;
+  ShapePolicy shapePolicy = ShapePolicy::Tiered;
   /// With argumentShapes: the dynamic dims to analyze (DimAnalysis), each
   /// at the size its inputs are specialized to (2 or more, else skipped).
   std::vector<DimGroup> analyzeDims;
@@ -137,6 +137,10 @@ struct CompileOptions {
   /// before the first kernel and after each one. Calls come one at a time
   /// (from the kernel-compiling threads during "compile").
   std::function<void(const char *phase, size_t done, size_t total)> progress;
+  /// Asked before each phase (import, fusion, kernels) and before each
+  /// kernel: true stops the compile with an error. A dynamic model going
+  /// away stops its background compiles this way.
+  std::function<bool()> cancelled;
 };
 
 /// The statistics of one compiled function (README.md, "Reading the

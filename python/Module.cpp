@@ -208,7 +208,7 @@ struct LoadOptions {
   bool failOnStackLimit = true;
   std::map<std::string, std::vector<int64_t>> inputShapes;
   size_t maxSpecializations = 8;
-  std::string shapePolicy = "specialize";
+  std::string shapePolicy = "tiered";
   std::string weights = "f32";
   py::object progress = py::none();
 };

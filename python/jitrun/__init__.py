@@ -107,7 +107,7 @@ def _print_progress(phase, done, total):
 def load(model, *, threads=0, fusion="default", function=None, cache_dir=None,
          cache_max_bytes=None, input_shapes=None, memory_limit=0, compile_threads=0, force_avx2=False,
          stack_limit=None, fail_on_stack_limit=True, progress=None, runtime=None,
-         max_specializations=8, shape_policy="specialize", weights="f32"):
+         max_specializations=8, shape_policy="tiered", weights="f32"):
     """Compiles a model for this CPU and returns a callable Model.
 
     model: a path (.onnx, .mlir, .mlirbc) or the file's bytes.
@@ -133,8 +133,8 @@ def load(model, *, threads=0, fusion="default", function=None, cache_dir=None,
         stay in memory (least recently used go first; the cache folder
         keeps them on disk).
     shape_policy: what a call at shapes not compiled yet waits for.
-        "specialize": the model is compiled for them first. "tiered": along
-        a dim the model computes index by index (the batch of most models;
+        "specialize": the model is compiled for them first. "tiered" (the
+        default): along a dim the model computes index by index (the batch of most models;
         jitrun checks), the call runs at once as pieces at sizes already
         compiled (batch 5 as 4 + 1) while the new shapes compile in the
         background for later calls. "split": pieces always, no compile

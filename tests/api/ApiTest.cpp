@@ -271,7 +271,9 @@ TEST_CASE("C++ API: the zoo's dynamic variants at five shapes in one process", "
   for (const Case &c : cases) {
     INFO(c.name);
     std::string path = kZoo + "/dynamic/" + c.name + ".mlirbc";
-    jitrun::Model model = jitrun::Model::load(rt, path, jitrun::Options().cacheDir(""));
+    // Specialize: every shape compiles before its run (counted below).
+    jitrun::Model model =
+        jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").shapePolicy("specialize"));
     jitrun::Model unfused =
         jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").fusion("none"));
     REQUIRE(model.dynamic());
@@ -381,6 +383,27 @@ TEST_CASE("C++ API: shape policies run a new batch as pieces of compiled ones", 
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     CHECK(tiered.specializations() == 2); // batch 5's own program
     CHECK(xt::allclose(tiered.run<float>({x5})[0], expected, 1e-4, 1e-5));
+  }
+  SECTION("the default is tiered, and a model going away stops its background compile") {
+    auto since = [](std::chrono::steady_clock::time_point t) {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
+    xt::xarray<float> x2 = image(2), x5 = image(5);
+    xt::xarray<float> expected = unfused.run<float>({x5})[0];
+    auto start = std::chrono::steady_clock::now();
+    std::optional<jitrun::Model> model(jitrun::Model::load(rt, path, jitrun::Options().cacheDir("")));
+    model->run<float>({x2}); // compiles batch 2
+    double compile = since(start);
+    CHECK(xt::allclose(model->run<float>({x5})[0], expected, 1e-4, 1e-5)); // in pieces
+    CHECK(model->specializations() == 1); // batch 5 compiling in the background
+    // Well into that compile (as long as batch 2's took, were it not
+    // stopped): then the model goes.
+    std::this_thread::sleep_for(std::chrono::duration<double>(compile / 8));
+    start = std::chrono::steady_clock::now();
+    model.reset(); // stops that compile at its next kernel
+    double gone = since(start);
+    INFO("batch 2 compiled in " << compile << " s, the model went in " << gone << " s");
+    CHECK(gone < compile / 4);
   }
   SECTION("buckets: only powers of two compile, each size runs in their pieces") {
     jitrun::Model buckets =

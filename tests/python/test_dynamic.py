@@ -162,7 +162,7 @@ def test_zoo_dynamic_variants_at_five_shapes(zoo, name, shape, open_dim, sizes):
     """The zoo's dynamic variants (modelgen --dynamic) at five shapes, each
     against the same model compiled without fusion."""
     path = os.path.join(zoo, "dynamic", name + ".mlirbc")
-    m = jitrun.load(path, cache_dir=False, threads=2)
+    m = jitrun.load(path, cache_dir=False, threads=2, shape_policy="specialize")
     unfused = jitrun.load(path, cache_dir=False, fusion="none")
     assert m.inputs[0].shape[open_dim] is None
     rng = np.random.RandomState(5)
@@ -245,7 +245,8 @@ def test_bad_shapes_name_what_is_wrong(encoder):
 
 def test_specializations_are_bounded_and_reused(cnn, tmp_path):
     path, model = cnn
-    m = jitrun.load(path, cache_dir=str(tmp_path), max_specializations=2)
+    m = jitrun.load(path, cache_dir=str(tmp_path), max_specializations=2,
+                    shape_policy="specialize")
     rng = np.random.RandomState(2)
     xs = {b: rng.rand(b, 3, 64, 64).astype(np.float32) for b in (1, 2, 3)}
     refs = {b: torch_run(model, x) for b, x in xs.items()}

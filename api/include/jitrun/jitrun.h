@@ -196,8 +196,8 @@ JITRUN_API jitrun_status_t jitrun_options_set_input_shape(jitrun_options_t optio
 JITRUN_API jitrun_status_t jitrun_options_set_max_specializations(jitrun_options_t options,
                                                                   size_t count);
 /** What a run of a dynamic model at shapes not compiled yet waits for:
- *  "specialize" (the default): the model is compiled for those shapes
- *  first. "tiered": along a dim the model computes index by index (the
+ *  "specialize": the model is compiled for those shapes first. "tiered"
+ *  (the default): along a dim the model computes index by index (the
  *  batch of most models; jitrun checks), the run starts at once as pieces
  *  at sizes already compiled (batch 5 as 4 + 1, the last piece padded when
  *  no size fits) while the new shapes compile in the background; later
