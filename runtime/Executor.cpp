@@ -42,6 +42,7 @@ Profile Executor::profile() const {
     cp.location = c.location;
     cp.flops = c.flops;
     cp.bytes = c.bytes;
+    cp.workgroups = c.kind == Command::Dispatch ? c.workgroups : 0;
     cp.seconds = i < commandSeconds.size() ? commandSeconds[i] : 0.0;
     out.commands.push_back(std::move(cp));
   }

@@ -38,6 +38,9 @@ struct CommandProfile {
   /// Bytes one run reads plus writes: the sizes of a dispatch's distinct
   /// bound buffers, a fill's destination, a copy's box read and written.
   int64_t bytes = 0;
+  /// A dispatch's grid: the workgroups its run spreads over the workers
+  /// (0 for fills and copies).
+  int64_t workgroups = 0;
   /// Wall time summed over the profiled runs (the whole command, all
   /// workgroups on the pool).
   double seconds = 0;

@@ -211,6 +211,7 @@ static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, String
 struct ProfileRow {
   std::string name, op, location;
   double seconds = 0, flops = 0, bytes = 0;
+  int64_t workgroups = 0;
   double gflops() const { return seconds > 0 ? flops / seconds / 1e9 : 0; }
   double gbs() const { return seconds > 0 ? bytes / seconds / 1e9 : 0; }
   /// "flops" or "bw": which of the host's peaks bounds the row ("-": none).
@@ -235,7 +236,7 @@ static std::vector<ProfileRow> profileRows(const jitrun::Profile &p, bool byTime
   ProfileRow total{"total", "-", "", 0, 0, 0};
   for (const jitrun::CommandProfile &c : p.commands) {
     rows.push_back(ProfileRow{c.name, c.op, c.location, c.seconds / runs, c.flops,
-                              static_cast<double>(c.bytes)});
+                              static_cast<double>(c.bytes), c.workgroups});
     total.seconds += rows.back().seconds;
     total.flops += c.flops;
     total.bytes += static_cast<double>(c.bytes);
@@ -374,6 +375,7 @@ static void writeProfileJson(raw_ostream &os, const std::vector<ProfileRow> &row
           j.attribute("gbs", r.gbs());
           j.attribute("percent_of_peak", r.percentOfPeak(peak, balance));
           j.attribute("bound", r.bound(balance));
+          j.attribute("workgroups", r.workgroups);
         });
       }
     });
