@@ -72,6 +72,26 @@ func.func private @conv_prime_width(%arg0: memref<1x17x23x64xf32>, %arg1: memref
 
 // -----
 
+// The same 1x7 convolution with 160 -> 160 channels: its filter is over
+// twice its input, so output channels split first, into 5 workgroups of 32
+// (an odd count); then the 17 rows, which no tile divides, into workgroups
+// of 3 (5 x 3 + 2), the last one shorter: 30 workgroups.
+// CHECK-LABEL: func.func private @conv_prime_height
+// CHECK:       linalg.conv_2d_nhwc_hwcf {{{.*}}vector = array<i64: 1, 1, 6, 32, 0, 0, 0>, workgroup = array<i64: 0, 3, 0, 32, 0, 0, 0>
+func.func private @conv_prime_height(%arg0: memref<1x17x23x160xf32>, %arg1: memref<1x7x160x160xf32>, %arg2: memref<1x17x17x160xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %i = bufferization.to_tensor %arg0 restrict : memref<1x17x23x160xf32> to tensor<1x17x23x160xf32>
+  %w = bufferization.to_tensor %arg1 restrict : memref<1x7x160x160xf32> to tensor<1x7x160x160xf32>
+  %zero = arith.constant 0.0 : f32
+  %out = bufferization.to_tensor %arg2 restrict writable : memref<1x17x17x160xf32> to tensor<1x17x17x160xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<1x17x17x160xf32>) -> tensor<1x17x17x160xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%i, %w : tensor<1x17x23x160xf32>, tensor<1x7x160x160xf32>) outs(%f : tensor<1x17x17x160xf32>) -> tensor<1x17x17x160xf32>
+  bufferization.materialize_in_destination %c in restrict writable %arg2 : (tensor<1x17x17x160xf32>, memref<1x17x17x160xf32>) -> ()
+  return
+}
+
+// -----
+
 // A 1x1 convolution to 232 channels (ShuffleNetV2), which 16 does not
 // divide: whole registers of 16 lanes and a peeled edge of 8 on AVX-512,
 // not 8 lanes in half registers; 8 lanes, whole registers, on AVX2.

@@ -271,6 +271,15 @@ TEST_CASE("conv2d nhwc 1x14x14x8 -> 16 3x3 pad 1", "[conv][conv_nhwc]") {
       .threads(GENERATE(1, 2)).check();
 }
 
+// Inception v3's 1x7 convolutions: 5 workgroups of 32 output channels, then
+// 17 rows (a prime) in workgroups of 3 that do not divide it (30 in all).
+TEST_CASE("conv2d nhwc 1x17x17x160 -> 160 1x7 pad 3, uneven workgroups of rows",
+          "[conv][conv_nhwc]") {
+  Conv2DTester().layout(ConvLayout::NHWC_HWCF).batch(1).inputSize(17, 17)
+      .inputChannels(160).outputChannels(160).kernel(1, 7).padding(0, 0, 3, 3)
+      .threads(2).check();
+}
+
 TEST_CASE("conv2d nhwc 1x15x13x3 -> 5 3x3 stride 2 pad 1", "[conv][conv_nhwc]") {
   Conv2DTester().layout(ConvLayout::NHWC_HWCF).batch(1).inputSize(15, 13)
       .inputChannels(3).outputChannels(5).kernel(3, 3).stride(2).padding(1)

@@ -140,6 +140,13 @@ TEST_CASE("max pool 2x13x11x5 3x3 stride 2 pad 1", "[pooling][maxpool]") {
       .kernel(3).stride(2).padding(1).threads(2).check();
 }
 
+// Inception v3's first pool: 73 output rows, a prime, split into workgroups
+// of rows that do not divide it (the last one runs fewer).
+TEST_CASE("max pool 1x147x147x64 3x3 stride 2, uneven workgroups of rows", "[pooling][maxpool]") {
+  PoolingTester().kind(PoolKind::Max).batch(1).inputSize(147, 147).channels(64)
+      .kernel(3).stride(2).threads(2).check();
+}
+
 TEST_CASE("avg pool 1x10x14x16 2x2 stride 2", "[pooling][avgpool]") {
   PoolingTester().kind(PoolKind::AvgIncludePadding).batch(1).inputSize(10, 14)
       .channels(16).kernel(2).stride(2).threads(2).check();
