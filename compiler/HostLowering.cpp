@@ -165,7 +165,8 @@ private:
   int newIntermediate(Value v);
   /// A value's buffer, materialized on first use for tensor.empty.
   int lookup(Value v);
-  /// `v` is an intermediate that only `user` reads and no other value shares.
+  /// `v` is an intermediate that only `user` reads and no other live value
+  /// shares (values held in it before are read only before `user`).
   bool isExclusive(Value v, Operation *user);
   /// The register of host scalar `v` (constants get one on first use).
   std::optional<int> scalarReg(Value v);
@@ -208,9 +209,21 @@ int HostLowering::lookup(Value v) {
 
 bool HostLowering::isExclusive(Value v, Operation *user) {
   int b = lookup(v);
-  return p.buffers[b].kind == BufferKind::Intermediate && v.hasOneUse() &&
-         *v.getUsers().begin() == user &&
-         llvm::count_if(bufferOf, [&](auto &kv) { return kv.second == b; }) == 1;
+  if (p.buffers[b].kind != BufferKind::Intermediate || !v.hasOneUse() ||
+      *v.getUsers().begin() != user)
+    return false;
+  // Every other value held in the buffer (the links of an insert chain
+  // before this one, a reshape's source) is dead here: all its uses come
+  // before `user` in its block. A concat of four branches copied its whole
+  // result twice when only v itself could hold the buffer.
+  for (const auto &[w, buffer] : bufferOf) {
+    if (buffer != b || w == v)
+      continue;
+    for (Operation *u : w.getUsers())
+      if (u->getBlock() != user->getBlock() || !u->isBeforeInBlock(user))
+        return false;
+  }
+  return true;
 }
 
 std::optional<int> HostLowering::scalarReg(Value v) {
