@@ -165,8 +165,8 @@ private:
   int newIntermediate(Value v);
   /// A value's buffer, materialized on first use for tensor.empty.
   int lookup(Value v);
-  /// `v` is an intermediate that only `user` reads and no other live value
-  /// shares (values held in it before are read only before `user`).
+  /// `v` is an intermediate that no value read after `user` shares: `user`
+  /// may write it in place.
   bool isExclusive(Value v, Operation *user);
   /// The register of host scalar `v` (constants get one on first use).
   std::optional<int> scalarReg(Value v);
@@ -209,20 +209,26 @@ int HostLowering::lookup(Value v) {
 
 bool HostLowering::isExclusive(Value v, Operation *user) {
   int b = lookup(v);
-  if (p.buffers[b].kind != BufferKind::Intermediate || !v.hasOneUse() ||
-      *v.getUsers().begin() != user)
+  // Not a value from outside the loop `user` runs in: the next iteration
+  // reads it again.
+  if (p.buffers[b].kind != BufferKind::Intermediate || v.getParentBlock() != user->getBlock())
     return false;
-  // Every other value held in the buffer (the links of an insert chain
-  // before this one, a reshape's source) is dead here: all its uses come
-  // before `user` in its block. A concat of four branches copied its whole
-  // result twice when only v itself could hold the buffer.
-  for (const auto &[w, buffer] : bufferOf) {
-    if (buffer != b || w == v)
-      continue;
+  // Every value held in the buffer is read only before `user` in its block:
+  // v itself (but for `user`), the links of an insert chain before it, a
+  // reshape's source, the other pads of a shared fill. A concat of four
+  // branches copied its whole result twice when only v could hold it.
+  auto deadHere = [&](Value w) {
     for (Operation *u : w.getUsers())
-      if (u->getBlock() != user->getBlock() || !u->isBeforeInBlock(user))
+      if (!(w == v && u == user) &&
+          (u->getBlock() != user->getBlock() || !u->isBeforeInBlock(user)))
         return false;
-  }
+    return true;
+  };
+  if (!deadHere(v))
+    return false;
+  for (const auto &[w, buffer] : bufferOf)
+    if (buffer == b && w != v && !deadHere(w))
+      return false;
   return true;
 }
 
@@ -513,8 +519,24 @@ llvm::Error HostLowering::lowerCast(Operation &op, tensor::CastOp cast) {
 llvm::Error HostLowering::lowerInsertSlice(Operation &op, tensor::InsertSliceOp insert) {
   Value dest = insert.getDest();
   int out;
+  const Command *fill = nullptr;
+  if (dest.getDefiningOp<linalg::FillOp>())
+    for (const Command &c : llvm::reverse(p.commands))
+      if (c.kind == Command::Fill && c.dst == lookup(dest) && c.holeSizes.empty()) {
+        fill = &c;
+        break;
+      }
   if (isExclusive(dest, &op)) {
     out = lookup(dest);
+  } else if (fill) {
+    // A fill that several pads share (CSE merges equal ones): this insert
+    // fills a buffer of its own, which the slice copy below makes a border
+    // fill, instead of copying the shared one whole (Inception v3: 55 whole
+    // copies of padded buffers).
+    out = newIntermediate(insert.getResult());
+    Command c = *fill;
+    c.dst = out;
+    p.commands.push_back(std::move(c));
   } else {
     out = newIntermediate(insert.getResult());
     Command c{Command::CopyWhole};
