@@ -288,6 +288,12 @@ TEST_CASE("elementwise tanh", "[elementwise][tanh]") {
   ElementwiseTester().op(EwOp::Tanh).shape({3, 5, 7}).threads(2).check();
 }
 
+// Its rational approximation divides by a reciprocal estimate
+// (codegen/LowerVectors.cpp); -20..20 covers the clamped tails too.
+TEST_CASE("elementwise tanh over its whole range", "[elementwise][tanh]") {
+  ElementwiseTester().op(EwOp::Tanh).shape({4, 1000}).range(20.0f).threads(1).check();
+}
+
 TEST_CASE("elementwise exp", "[elementwise][exp]") {
   ElementwiseTester().op(EwOp::Exp).shape({2, 64, 31}).threads(2).check();
 }
