@@ -177,6 +177,9 @@ private:
   /// After a compile at size 1 along a dim not analyzed yet: the analysis
   /// alone (import, no kernels) at size 2.
   void probeDims(const std::vector<std::vector<int64_t>> &shapes);
+  /// A named dim has no DimAnalysis yet, and a program compiled at
+  /// `shapes` but along that dim could run them in pieces.
+  bool awaitsAnalysis(const std::vector<std::vector<int64_t>> &shapes);
   /// Queues `task` for the background thread (started when idle), unless
   /// a task of that `key` is queued or running: one task at a time, in
   /// order; the model's destructor lets the running one finish.

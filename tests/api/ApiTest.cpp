@@ -209,8 +209,10 @@ xt::xarray<float> matmulBias(const xt::xarray<float> &a, const xt::xarray<float>
 
 TEST_CASE("C++ API: a dynamic model at several shapes", "[api]") {
   jitrun::Runtime rt(2);
-  jitrun::Model model =
-      loadText(rt, kDynamicMatmulBias, jitrun::Options().cacheDir("").maxSpecializations(2));
+  // Specialize: each new batch compiles (counted below), none runs in pieces.
+  jitrun::Model model = loadText(
+      rt, kDynamicMatmulBias,
+      jitrun::Options().cacheDir("").maxSpecializations(2).shapePolicy("specialize"));
   REQUIRE(model.dynamic());
   CHECK(model.inputs()[0].shape == std::vector<int64_t>{-1, 7});
   CHECK(model.inputs()[0].byteSize == 0);
@@ -383,6 +385,16 @@ TEST_CASE("C++ API: shape policies run a new batch as pieces of compiled ones", 
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     CHECK(tiered.specializations() == 2); // batch 5's own program
     CHECK(xt::allclose(tiered.run<float>({x5})[0], expected, 1e-4, 1e-5));
+  }
+  SECTION("tiered after a compile at batch 1: a new batch waits for the analysis, not a compile") {
+    jitrun::Model tiered =
+        jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").shapePolicy("tiered"));
+    xt::xarray<float> x1 = image(1), x3 = image(3);
+    xt::xarray<float> expected = unfused.run<float>({x3})[0];
+    tiered.run<float>({x1}); // compiles batch 1; the batch is not analyzed at size 1
+    // At once, before the background analysis of batch 1's compile is done.
+    CHECK(xt::allclose(tiered.run<float>({x3})[0], expected, 1e-4, 1e-5)); // 1 + 1 + 1
+    CHECK(tiered.specializations() == 1); // batch 3 compiling in the background
   }
   SECTION("the default is tiered, and a model going away stops its background compile") {
     auto since = [](std::chrono::steady_clock::time_point t) {
