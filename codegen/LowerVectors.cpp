@@ -10,6 +10,7 @@
 
 #include "codegen/Passes.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -304,6 +305,11 @@ struct FuseContractedMultiplyAdd final : OpRewritePattern<arith::AddFOp> {
   }
 };
 
+/// The flags that let LLVM divide by a reciprocal estimate and a Newton
+/// step (a denominator known finite and nonzero).
+constexpr arith::FastMathFlags kReciprocalEstimate =
+    arith::FastMathFlags::arcp | arith::FastMathFlags::ninf | arith::FastMathFlags::contract;
+
 /// The logistic function's division, c / (1 + exp(y)) in f32 with a finite
 /// constant c (ONNX's Sigmoid, TOSA's sigmoid, the gate of SiLU and of
 /// squeeze-excite blocks): the denominator is at least 1, so LLVM may take
@@ -332,19 +338,11 @@ struct LogisticReciprocal final : OpRewritePattern<arith::DivFOp> {
       if (!exp || !matchPattern(add->getOperand(i), m_OneFloat()))
         continue;
       Location loc = div.getLoc();
-      auto splat = [&](double v) -> Value {
-        TypedAttr a = rewriter.getF32FloatAttr(float(v));
-        if (auto shaped = dyn_cast<ShapedType>(type))
-          a = SplatElementsAttr::get(shaped, a);
-        return arith::ConstantOp::create(rewriter, loc, type, a);
-      };
-      Value capped = arith::MinimumFOp::create(rewriter, loc, exp.getOperand(), splat(88.0));
+      Value cap = createScalarOrSplatConstant(rewriter, loc, type, APFloat(88.0f));
+      Value capped = arith::MinimumFOp::create(rewriter, loc, exp.getOperand(), cap);
       Value e = math::ExpOp::create(rewriter, loc, capped);
       Value d = arith::AddFOp::create(rewriter, loc, add->getOperand(i), e);
-      rewriter.replaceOpWithNewOp<arith::DivFOp>(
-          div, div.getLhs(), d,
-          arith::FastMathFlags::arcp | arith::FastMathFlags::ninf |
-              arith::FastMathFlags::contract);
+      rewriter.replaceOpWithNewOp<arith::DivFOp>(div, div.getLhs(), d, kReciprocalEstimate);
       return success();
     }
     return failure();
@@ -436,8 +434,7 @@ struct LowerVectorsPass final
       return signalPassFailure();
     fn.walk([&](arith::DivFOp d) {
       if (!divisions.contains(d) && getElementTypeOrSelf(d.getType()).isF32())
-        d.setFastmath(d.getFastmath() | arith::FastMathFlags::arcp |
-                      arith::FastMathFlags::ninf | arith::FastMathFlags::contract);
+        d.setFastmath(d.getFastmath() | kReciprocalEstimate);
     });
   }
 };

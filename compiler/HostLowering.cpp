@@ -518,17 +518,21 @@ llvm::Error HostLowering::lowerCast(Operation &op, tensor::CastOp cast) {
 
 llvm::Error HostLowering::lowerInsertSlice(Operation &op, tensor::InsertSliceOp insert) {
   Value dest = insert.getDest();
+  // The fill command that wrote `dest`, when a fill did.
+  auto fillOfDest = [&]() -> const Command * {
+    if (!dest.getDefiningOp<linalg::FillOp>())
+      return nullptr;
+    int b = lookup(dest);
+    for (const Command &c : llvm::reverse(p.commands))
+      if (c.kind == Command::Fill && c.dst == b && c.holeSizes.empty())
+        return &c;
+    return nullptr;
+  };
   int out;
   const Command *fill = nullptr;
-  if (dest.getDefiningOp<linalg::FillOp>())
-    for (const Command &c : llvm::reverse(p.commands))
-      if (c.kind == Command::Fill && c.dst == lookup(dest) && c.holeSizes.empty()) {
-        fill = &c;
-        break;
-      }
   if (isExclusive(dest, &op)) {
     out = lookup(dest);
-  } else if (fill) {
+  } else if ((fill = fillOfDest())) {
     // A fill that several pads share (CSE merges equal ones): this insert
     // fills a buffer of its own, which the slice copy below makes a border
     // fill, instead of copying the shared one whole (Inception v3: 55 whole
