@@ -22,7 +22,9 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -397,25 +399,40 @@ TEST_CASE("C++ API: shape policies run a new batch as pieces of compiled ones", 
     CHECK(tiered.specializations() == 1); // batch 3 compiling in the background
   }
   SECTION("the default is tiered, and a model going away stops its background compile") {
-    auto since = [](std::chrono::steady_clock::time_point t) {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    // Counted in the kernel cache, not timed: each kernel compiled is an
+    // entry, and a model that stops its compile leaves batch 5's unwritten.
+    char pattern[] = "/tmp/jitrun-api-cancel-XXXXXX";
+    REQUIRE(mkdtemp(pattern) != nullptr);
+    const std::string dir = pattern;
+    auto entries = [&] {
+      size_t n = 0;
+      for (const auto &e : std::filesystem::directory_iterator(dir))
+        n += e.path().extension() == ".jrk";
+      return n;
     };
     xt::xarray<float> x2 = image(2), x5 = image(5);
     xt::xarray<float> expected = unfused.run<float>({x5})[0];
-    auto start = std::chrono::steady_clock::now();
-    std::optional<jitrun::Model> model(jitrun::Model::load(rt, path, jitrun::Options().cacheDir("")));
+    std::optional<jitrun::Model> model(jitrun::Model::load(rt, path, jitrun::Options().cacheDir(dir)));
     model->run<float>({x2}); // compiles batch 2
-    double compile = since(start);
+    size_t batch2 = entries();
+    CHECK(batch2 > 0);
     CHECK(xt::allclose(model->run<float>({x5})[0], expected, 1e-4, 1e-5)); // in pieces
     CHECK(model->specializations() == 1); // batch 5 compiling in the background
-    // Well into that compile (as long as batch 2's took, were it not
-    // stopped): then the model goes.
-    std::this_thread::sleep_for(std::chrono::duration<double>(compile / 8));
-    start = std::chrono::steady_clock::now();
+    // Once that compile has written its first kernel, the model goes.
+    for (int i = 0; i < 120000 && entries() == batch2; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    REQUIRE(entries() > batch2);
     model.reset(); // stops that compile at its next kernel
-    double gone = since(start);
-    INFO("batch 2 compiled in " << compile << " s, the model went in " << gone << " s");
-    CHECK(gone < compile / 4);
+    size_t stopped = entries();
+    // The same two batches compiled to the end, into the same cache.
+    jitrun::Model full = jitrun::Model::load(rt, path, jitrun::Options().cacheDir(dir).shapePolicy("specialize"));
+    full.run<float>({x2});
+    CHECK(xt::allclose(full.run<float>({x5})[0], expected, 1e-4, 1e-5));
+    size_t both = entries();
+    INFO("cache entries: batch 2 " << batch2 << ", when the model went " << stopped << ", both batches " << both);
+    CHECK(both > batch2);
+    CHECK(stopped < both);
+    std::filesystem::remove_all(dir);
   }
   SECTION("buckets: only powers of two compile, each size runs in their pieces") {
     jitrun::Model buckets =
