@@ -43,6 +43,11 @@
 // RUN: %jitrun %s --function=pixels_transposed --input=48x16xf32 --input=1x4x12x64xf32 --threads=2 --expected_output=@%t.pixels.npy \
 // RUN:   --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=VALUES,CONVSTATS
 // RUN: %jitrun %s --function=pixels_transposed --input=48x16xf32 --input=1x4x12x64xf32 --force-avx2 --expected_output=@%t.pixels.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %jitrun %s --function=wide_rows --input=29x5xf32 --reference --output=@%t.wide.npy
+// RUN: %jitrun %s --function=wide_rows --input=29x5xf32 --threads=2 --expected_output=@%t.wide.npy \
+// RUN:   --mlir-print-ir-after=jitrun-codegen-select-strategy 2>&1 | FileCheck %s --check-prefixes=VALUES,WIDE
+// RUN: %jitrun %s --function=wide_rows --input=29x5xf32 --force-avx2 --expected_output=@%t.wide.npy | FileCheck %s --check-prefix=VALUES
+// WIDE: vector = array<i64: 12, 1, 32>
 // VALUES: result[0]: matches the expected output
 // CONVSTATS: "dispatches":1,
 
@@ -211,4 +216,23 @@ func.func @pixels_transposed(%a: tensor<48x16xf32>, %res: tensor<1x4x12x64xf32>)
     linalg.yield %s : f32
   } -> tensor<1x64x4x12xf32>
   return %g : tensor<1x64x4x12xf32>
+}
+
+// A matmul of 29 rows over two packed panels of 32 columns, with a bias: on
+// AVX-512 register tiles of 12 rows (12 + 12 + an edge of 5).
+func.func @wide_rows(%a: tensor<29x5xf32>) -> tensor<29x64xf32> {
+  %w = arith.constant dense<[[-0.35, -0.70, 0.30, -0.86, 0.07, -0.27, -0.88, 0.01, -0.93, -0.13, -0.86, -0.82, -0.15, 0.65, -0.75, -0.55, 0.25, 0.90, 0.15, -0.21, 0.95, -0.91, 0.72, -0.42, -0.71, -0.76, -0.38, 0.63, -0.64, 0.16, 0.28, -0.26, 0.10, -0.87, -0.88, -0.59, 0.36, -0.14, -0.37, 0.17, -0.09, -0.40, 0.59, 0.40, -0.51, 0.15, 0.05, 0.75, 0.46, -0.42, 0.96, -0.76, -0.16, 0.51, -0.70, -0.02, -0.92, 0.34, 0.53, 0.15, 0.75, -0.37, 0.39, 0.19], [0.16, -0.09, 0.68, 0.89, -0.05, 0.33, -0.88, 0.40, 0.29, 0.99, 0.64, -0.43, -0.23, 0.34, -0.95, -0.08, -0.66, -0.77, -0.88, 0.54, -0.74, -0.50, -0.22, 0.74, -0.84, -0.10, 0.10, 0.77, 0.64, 0.73, -0.44, -0.17, -0.28, 0.77, 0.92, -0.70, -0.65, -0.54, -0.53, -0.03, 0.18, -0.47, -0.99, -0.16, -0.26, 0.13, 0.91, 0.38, 0.03, 0.24, 0.35, -0.89, 0.80, 0.56, 0.75, 0.60, -0.22, -0.20, -0.79, 0.27, -0.88, -0.87, -0.58, -0.68], [-0.32, -0.89, -1.00, -0.70, -0.80, -0.27, -0.95, 0.75, 0.23, -0.70, -0.50, -0.31, -0.27, -0.75, 0.70, 0.99, -0.07, -0.03, -0.83, -0.80, -0.31, -0.47, 0.66, -0.68, -0.95, 0.90, 0.06, -0.71, 0.09, -0.95, 0.06, 0.96, 0.73, 0.39, -0.48, -0.27, -0.67, 0.54, 0.07, 0.56, -0.34, -0.55, 0.62, 0.97, 0.71, 0.61, 0.64, 0.48, -0.55, 0.04, -0.29, -0.94, -0.94, -0.44, -0.48, 0.39, 0.91, -0.11, 0.87, 0.98, 0.91, -0.27, -0.56, -0.55], [-0.61, -0.59, 0.25, 0.80, 0.68, -0.04, 0.31, 0.60, -0.83, 0.32, 0.82, 0.56, 0.50, -0.04, -0.64, 0.58, -0.33, 0.60, 0.94, -0.21, -0.20, 0.89, 0.45, -0.66, -0.75, -0.70, 0.81, 0.61, -0.71, 0.65, 0.96, 0.31, -0.30, 0.10, -0.74, -0.97, 0.94, 0.30, 0.05, 0.87, -0.13, 0.74, 0.65, -0.58, -0.50, -0.41, -0.52, 0.17, -0.48, -0.16, -0.74, 0.82, -0.29, -0.08, 0.17, 0.81, -0.16, 0.84, 0.00, 0.06, 0.05, -0.96, -0.12, -0.63], [-0.99, 0.60, -0.66, -0.05, 0.45, 0.11, -0.35, 0.04, 0.11, 0.57, -0.79, 0.12, -0.50, -0.45, 0.54, 0.02, 0.12, 0.52, 0.82, -0.11, 0.23, 0.01, 0.02, 0.39, -0.10, 0.07, -0.04, 0.88, 0.40, 0.75, 0.88, -0.48, 0.12, 0.89, 0.68, -0.73, -0.76, -0.12, -0.85, -0.52, -0.85, 0.34, 0.57, 0.79, -0.69, 0.43, 0.32, -0.71, 0.77, 0.94, -0.56, 0.91, -0.20, -0.03, 0.98, 0.66, -0.68, -0.14, 0.03, -0.32, -0.61, -0.36, 0.44, -0.96]]> : tensor<5x64xf32>
+  %bias = arith.constant dense<[0.11, -0.12, -0.96, -0.34, 0.25, 0.02, -0.87, 0.97, 0.58, 0.94, -0.79, -0.47, -0.92, 0.56, -0.46, -0.74, -0.16, 0.82, 0.64, -0.48, -0.70, 0.84, 0.14, 0.40, -0.82, -0.88, 0.38, -0.15, -0.86, 0.88, 0.27, 0.60, -0.83, 0.71, -0.87, 0.73, -0.09, -0.32, 0.11, 0.85, -0.46, -0.74, 0.05, -0.52, -0.78, -0.68, -0.90, -0.60, -0.38, -0.39, 0.52, -0.42, 0.00, -0.64, -0.31, -0.96, -0.50, -0.97, 0.47, 0.10, -0.62, -0.05, 0.87, -0.79]> : tensor<64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<29x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<29x64xf32>) -> tensor<29x64xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<29x5xf32>, tensor<5x64xf32>) outs(%f : tensor<29x64xf32>) -> tensor<29x64xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%r, %bias : tensor<29x64xf32>, tensor<64xf32>) outs(%e : tensor<29x64xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<29x64xf32>
+  return %y : tensor<29x64xf32>
 }

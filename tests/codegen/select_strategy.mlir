@@ -151,3 +151,55 @@ func.func private @overridden(%arg0: memref<64x96xf32>, %arg1: memref<96x80xf32>
   bufferization.materialize_in_destination %m in restrict writable %arg2 : (tensor<64x80xf32>, memref<64x80xf32>) -> ()
   return
 }
+
+// -----
+
+// A matmul's rows over packed panels of 32 columns (two AVX-512 registers):
+// 12 rows per register tile (24 accumulators), the 128 rows as 10 tiles and
+// an edge of 8; workgroups split the 3 panels. AVX2's panels of four
+// registers keep 4 rows.
+// CHECK-LABEL: func.func private @panel_rows
+// CHECK:       linalg.generic {{.*}} {jitrun.lowering_config = {cache = array<i64>, reduction = array<i64: 0, 0, 0, 1>, scheme = "contraction", vector = array<i64: 12, 1, 32, 0>, workgroup = array<i64: 0, 1, 0, 0>}, jitrun.packed_panels}
+// AVX2-LABEL:  func.func private @panel_rows
+// AVX2:        vector = array<i64: 4, 1, 32, 0>
+func.func private @panel_rows(%arg0: memref<128x16xf32>, %arg1: memref<3x16x32xf32>, %arg2: memref<128x3x32xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %a = bufferization.to_tensor %arg0 restrict : memref<128x16xf32> to tensor<128x16xf32>
+  %w = bufferization.to_tensor %arg1 restrict : memref<3x16x32xf32> to tensor<3x16x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %out = bufferization.to_tensor %arg2 restrict writable : memref<128x3x32xf32> to tensor<128x3x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<128x3x32xf32>) -> tensor<128x3x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, p, t, k) -> (m, k)>, affine_map<(m, p, t, k) -> (p, k, t)>, affine_map<(m, p, t, k) -> (m, p, t)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<128x16xf32>, tensor<3x16x32xf32>) outs(%f : tensor<128x3x32xf32>) attrs = {jitrun.packed_panels} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<128x3x32xf32>
+  bufferization.materialize_in_destination %r in restrict writable %arg2 : (tensor<128x3x32xf32>, memref<128x3x32xf32>) -> ()
+  return
+}
+
+// -----
+
+// 16 rows would leave an edge tile of 4 (12 + 4), too few to keep the FMA
+// units busy: two tiles of 8.
+// CHECK-LABEL: func.func private @panel_rows_short
+// CHECK:       vector = array<i64: 8, 1, 32, 0>
+func.func private @panel_rows_short(%arg0: memref<16x16xf32>, %arg1: memref<3x16x32xf32>, %arg2: memref<16x3x32xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %a = bufferization.to_tensor %arg0 restrict : memref<16x16xf32> to tensor<16x16xf32>
+  %w = bufferization.to_tensor %arg1 restrict : memref<3x16x32xf32> to tensor<3x16x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %out = bufferization.to_tensor %arg2 restrict writable : memref<16x3x32xf32> to tensor<16x3x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<16x3x32xf32>) -> tensor<16x3x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, p, t, k) -> (m, k)>, affine_map<(m, p, t, k) -> (p, k, t)>, affine_map<(m, p, t, k) -> (m, p, t)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<16x16xf32>, tensor<3x16x32xf32>) outs(%f : tensor<16x3x32xf32>) attrs = {jitrun.packed_panels} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16x3x32xf32>
+  bufferization.materialize_in_destination %r in restrict writable %arg2 : (tensor<16x3x32xf32>, memref<16x3x32xf32>) -> ()
+  return
+}
