@@ -349,6 +349,53 @@ struct LogisticReciprocal final : OpRewritePattern<arith::DivFOp> {
   }
 };
 
+/// A read whose innermost vector dim runs along a source dim followed only
+/// by unit dims, other vector dims broadcast: ONNX's per-channel constants
+/// of an NCHW model (a batch norm's scale as 448x1x1), read across the
+/// channels of its NHWC image. The permutation lowering took the read for a
+/// transposed one and built each vector from 32 scalar loads and inserts
+/// (LLVM's InstCombine merged them back into one load, at a cost: DenseNet-121
+/// has 135 such reads). Collapsing the source's trailing unit dims into that
+/// dim makes it a contiguous read plus a broadcast.
+struct ReadAcrossTrailingUnitDims final : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<MemRefType>(read.getBase().getType());
+    AffineMap map = read.getPermutationMap();
+    if (!type || read.getMask() || map.getNumResults() == 0)
+      return failure();
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    int64_t rank = type.getRank();
+    if (!last || static_cast<int64_t>(last.getPosition()) == rank - 1)
+      return failure();
+    unsigned along = last.getPosition();
+    for (int64_t d = along + 1; d < rank; ++d)
+      if (type.getDimSize(d) != 1)
+        return failure();
+    for (AffineExpr e : map.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (dim ? dim.getPosition() > along : !isa<AffineConstantExpr>(e))
+        return failure();
+    }
+    SmallVector<ReassociationIndices> groups;
+    for (unsigned d = 0; d < along; ++d)
+      groups.push_back({static_cast<int64_t>(d)});
+    groups.push_back(llvm::to_vector(llvm::seq<int64_t>(along, rank)));
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(type, groups))
+      return failure();
+    Value collapsed =
+        memref::CollapseShapeOp::create(rewriter, read.getLoc(), read.getBase(), groups);
+    SmallVector<Value> indices(read.getIndices().begin(),
+                               read.getIndices().begin() + along + 1);
+    AffineMap collapsedMap = AffineMap::get(along + 1, 0, map.getResults(), getContext());
+    rewriter.replaceOpWithNewOp<vector::TransferReadOp>(
+        read, read.getVectorType(), collapsed, indices, AffineMapAttr::get(collapsedMap),
+        read.getPadding(), /*mask=*/Value(), read.getInBoundsAttr());
+    return success();
+  }
+};
+
 struct LowerVectorsPass final
     : public impl::LowerVectorsPassBase<LowerVectorsPass> {
   using Base::Base;
@@ -412,6 +459,7 @@ struct LowerVectorsPass final
     // 4. Transfers with permutations, transposes, broadcasts, shape casts.
     if (failed(apply([&](RewritePatternSet &p) {
           vector::populateVectorTransferPermutationMapLoweringPatterns(p);
+          p.add<ReadAcrossTrailingUnitDims>(ctx, /*benefit=*/2);
           vector::populateVectorTransposeLoweringPatterns(
               p, vector::VectorTransposeLowering::Shuffle16x16);
           vector::populateVectorBroadcastLoweringPatterns(p);

@@ -65,7 +65,7 @@ static bool isVectorCode(func::FuncOp kernelFn) {
 
 /// Version of the code generator: part of the kernel cache key. Bump it when
 /// codegen changes what a given dispatch compiles to.
-static constexpr llvm::StringLiteral kCodegenVersion = "jitrun-codegen-4";
+static constexpr llvm::StringLiteral kCodegenVersion = "jitrun-codegen-5";
 
 /// Compiles one kernel (a dispatch function printed with locations) in a
 /// context of its own, so that several compile at once.
