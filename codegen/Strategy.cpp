@@ -296,10 +296,14 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
           int64_t extent = op.getStaticLoopRanges()[dims->m.back()];
           if (sizes[dims->m.back()] == kMatmulRows && width >= 2 * lanes)
             sizes[dims->m.back()] = edgeAwareTile(extent, kMatmulRows);
-          // Rows of a matmul (one loop of rows, not an image's) on AVX-512
-          // with panels of two registers: 12 at a time where the edge tile
-          // keeps at least kMinConvPixels rows (128 = 10 x 12 + 8).
+          // Rows of an f32 matmul (one loop of rows, not an image's) on
+          // AVX-512 with panels of two registers: 12 at a time where the edge
+          // tile keeps at least kMinConvPixels rows (128 = 10 x 12 + 8). Not
+          // bf16 panels: vdpbf16ps tiles of 12 rows ran BERT's 128x768x3072
+          // matmul 12 % slower than 8 on an Intel host.
+          Builder b(op.getContext());
           if (dims->m.size() == 1 && lanes == 2 * kAvx2Lanes &&
+              isTypedContraction(op, b.getF32Type(), b.getF32Type()) &&
               width == 2 * lanes && extent >= kWidePanelRows &&
               (extent % kWidePanelRows == 0 || extent % kWidePanelRows >= kMinConvPixels))
             sizes[dims->m.back()] = kWidePanelRows;
