@@ -51,8 +51,10 @@ public:
   }
 
   /// Runs fn(i) exactly once for every i in [0, count) and returns when all
-  /// calls have finished. Indices are handed out in chunks from an atomic
-  /// counter. If a call returns an error, indices not yet started may be
+  /// calls have finished. Each thread owns an equal contiguous part of the
+  /// indices (the caller the first) and runs it in chunks from the front,
+  /// then takes chunks from the back of the parts of threads still busy.
+  /// If a call returns an error, indices not yet started may be
   /// skipped; the first error is returned and later ones are consumed. An
   /// exception escaping fn becomes an error. count == 0 returns success at
   /// once; a negative count is an error.
@@ -61,8 +63,8 @@ public:
 
 private:
   struct Grid;
-  static void runGrid(Grid &grid);
-  void workerLoop();
+  static void runGrid(Grid &grid, unsigned self);
+  void workerLoop(unsigned self);
 
   std::vector<std::thread> workers;
 

@@ -21,6 +21,7 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 using namespace jitrun;
 using jitrun::test::errorMessage;
@@ -213,6 +214,44 @@ TEST_CASE("workers really run in parallel with the caller", "[threadpool]") {
           })).empty());
   CHECK(bothSeen.load());
   CHECK(ids.size() == 2);
+}
+
+TEST_CASE("each thread runs its own contiguous part, then the back of the other's",
+          "[threadpool]") {
+  // Two threads, 64 indices in chunks of 8: the caller owns [0, 32), the
+  // worker [32, 64). Each runs its part from the front; whoever is done
+  // first takes chunks from the back of the other's. So within each part the
+  // owner ran a prefix and the other thread a suffix, whatever the timing;
+  // uneven task times make the thief's share vary from run to run.
+  ThreadPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<std::thread::id> ranBy(64);
+    std::atomic<bool> firstStarted{false};
+    REQUIRE(errorMessage(pool.parallelFor(64, [&](int64_t i) {
+              if (i == 0)
+                firstStarted = true;
+              // The worker's part waits for the caller's first task (bounded),
+              // so the worker cannot finish its part and take index 0 first.
+              auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+              while (i >= 32 && !firstStarted && std::chrono::steady_clock::now() < until)
+                std::this_thread::yield();
+              if ((i * 7 + trial) % 5 == 0)
+                std::this_thread::sleep_for(std::chrono::microseconds(50));
+              ranBy[i] = std::this_thread::get_id();
+              return llvm::Error::success();
+            })).empty());
+    INFO("trial " << trial);
+    CHECK(ranBy[0] == caller);
+    for (int64_t part = 0; part < 2; ++part) {
+      std::thread::id owner = ranBy[part * 32];
+      int64_t i = part * 32;
+      while (i < part * 32 + 32 && ranBy[i] == owner)
+        ++i;
+      for (; i < part * 32 + 32; ++i)
+        CHECK(ranBy[i] != owner); // the rest: a suffix run by the other thread
+    }
+  }
 }
 
 TEST_CASE("0 threads means hardware concurrency", "[threadpool]") {
