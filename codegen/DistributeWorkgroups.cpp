@@ -60,15 +60,20 @@ static unsigned outermostDim(scf::ForallOp forall, func::FuncOp fn) {
           written.insert(arg);
   });
   SmallVector<Value> ivs = forall.getInductionVars();
-  // Whether `v` is computed from induction variable `iv`.
-  std::function<bool(Value, Value, int)> dependsOn = [&](Value v, Value iv, int depth) {
-    if (v == iv)
-      return true;
-    Operation *def = v.getDefiningOp();
-    if (!def || depth > 16 || !forall->isProperAncestor(def))
-      return false;
-    return llvm::any_of(def->getOperands(),
-                        [&](Value o) { return dependsOn(o, iv, depth + 1); });
+  if (ivs.size() > 64)
+    return 0;
+  // The induction variables each value is computed from, one bit each.
+  llvm::DenseMap<Value, uint64_t> masks;
+  for (auto [d, iv] : llvm::enumerate(ivs))
+    masks[iv] = uint64_t(1) << d;
+  std::function<uint64_t(Value)> ivMask = [&](Value v) -> uint64_t {
+    if (auto it = masks.find(v); it != masks.end())
+      return it->second;
+    uint64_t m = 0;
+    if (Operation *def = v.getDefiningOp(); def && forall->isProperAncestor(def))
+      for (Value o : def->getOperands())
+        m |= ivMask(o);
+    return masks[v] = m;
   };
   SmallVector<int64_t> bytes(ivs.size(), 0);
   llvm::DenseSet<std::pair<Value, unsigned>> counted;
@@ -97,9 +102,11 @@ static unsigned outermostDim(scf::ForallOp forall, func::FuncOp fn) {
     if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
       return;
     int64_t size = type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-    for (auto [d, iv] : llvm::enumerate(ivs))
-      if (llvm::any_of(indices, [&](Value i) { return dependsOn(i, iv, 0); }) &&
-          counted.insert({arg, static_cast<unsigned>(d)}).second)
+    uint64_t m = 0;
+    for (Value i : indices)
+      m |= ivMask(i);
+    for (unsigned d = 0; d < ivs.size(); ++d)
+      if ((m >> d & 1) && counted.insert({arg, d}).second)
         bytes[d] += size;
   });
   unsigned best = 0;

@@ -105,10 +105,10 @@ struct KernelWorkspace {
 /// Compiles one kernel (a dispatch function printed with locations) in the
 /// calling thread's workspace, so that several compile at once.
 static CompiledKernel compileKernelIsolated(KernelWorkspace &workspace, const std::string &text,
-                                            const std::string &name, const std::string &symbol,
-                                            const CompileOptions &options) {
+                                            const std::string &name, const std::string &symbol) {
   CompiledKernel r;
   MLIRContext &context = workspace.context;
+  const CompileOptions &options = workspace.options;
   std::string errors;
   std::vector<std::string> warnings;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
@@ -360,7 +360,7 @@ std::vector<CompiledKernel> KernelCompiler::compileAll(llvm::ArrayRef<KernelJob>
       if (!workspace)
         workspace.emplace(options);
       results[i] =
-          compileKernelIsolated(*workspace, jobs[i].text, jobs[i].name, jobs[i].symbol, options);
+          compileKernelIsolated(*workspace, jobs[i].text, jobs[i].name, jobs[i].symbol);
       if (results[i].error.empty() && useCache)
         cacheWriteErrors[i] = writeCacheEntry(options.cacheDir, jobs[i].key, results[i]);
     }
@@ -387,7 +387,7 @@ std::vector<CompiledKernel> KernelCompiler::compileAll(llvm::ArrayRef<KernelJob>
 
 CompiledKernel KernelCompiler::recompile(const KernelJob &job) {
   KernelWorkspace workspace(options);
-  CompiledKernel r = compileKernelIsolated(workspace, job.text, job.name, job.symbol, options);
+  CompiledKernel r = compileKernelIsolated(workspace, job.text, job.name, job.symbol);
   if (r.error.empty() && useCache)
     (void)writeCacheEntry(options.cacheDir, job.key, r);
   return r;

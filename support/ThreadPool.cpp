@@ -23,7 +23,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <exception>
 #include <system_error>
 
@@ -31,21 +30,18 @@ using namespace jitrun;
 
 /// One parallelFor in flight.
 struct ThreadPool::Grid {
-  /// `threads` contiguous parts of [0, count), one per thread; one part when
-  /// count does not fit the packed 32-bit bounds.
-  Grid(const ThreadPool *pool, int64_t count, uint64_t chunk, unsigned threads,
+  /// Given `parts` (the pool's, one word per thread), `threads` contiguous
+  /// parts of [0, count); without (a grid run inline) or past 2^32 indices,
+  /// one counter for all.
+  Grid(const ThreadPool *pool, int64_t count, uint64_t chunk,
+       std::atomic<uint64_t> *parts, unsigned threads,
        llvm::function_ref<llvm::Error(int64_t)> fn)
-      : pool(pool), chunk(chunk), fn(fn),
-        numParts(static_cast<uint64_t>(count) > UINT32_MAX ? 1 : threads),
-        parts(new std::atomic<uint64_t>[numParts]) {
-    uint64_t n = static_cast<uint64_t>(count);
-    single = n > UINT32_MAX;
-    singleCount = n;
-    for (unsigned p = 0; p < numParts && !single; ++p) {
-      uint64_t begin = numParts == 1 ? 0 : n * p / numParts;
-      uint64_t end = numParts == 1 ? n : n * (p + 1) / numParts;
-      parts[p].store(pack(begin, end), std::memory_order_relaxed);
-    }
+      : pool(pool), count(static_cast<uint64_t>(count)), chunk(chunk), fn(fn),
+        parts(this->count > UINT32_MAX ? nullptr : parts),
+        numParts(this->parts ? threads : 1) {
+    for (unsigned p = 0; this->parts && p < numParts; ++p)
+      this->parts[p].store(pack(this->count * p / numParts, this->count * (p + 1) / numParts),
+                           std::memory_order_relaxed);
   }
 
   /// A part's indices not handed out yet, [begin, end), in one word so that
@@ -56,10 +52,10 @@ struct ThreadPool::Grid {
   /// Takes up to `chunk` indices from the front or back of part `p` into
   /// [begin, end); false once the part is empty.
   bool take(unsigned p, bool front, uint64_t &begin, uint64_t &end) {
-    if (single) {
-      begin = singleNext.fetch_add(chunk, std::memory_order_relaxed);
-      end = std::min(singleCount, begin + chunk);
-      return begin < singleCount;
+    if (!parts) {
+      begin = next.fetch_add(chunk, std::memory_order_relaxed);
+      end = std::min(count, begin + chunk);
+      return begin < count;
     }
     uint64_t v = parts[p].load(std::memory_order_relaxed);
     while (true) {
@@ -67,8 +63,8 @@ struct ThreadPool::Grid {
       if (lo >= hi)
         return false;
       uint64_t n = std::min(chunk, hi - lo);
-      uint64_t next = front ? pack(lo + n, hi) : pack(lo, hi - n);
-      if (parts[p].compare_exchange_weak(v, next, std::memory_order_relaxed)) {
+      if (parts[p].compare_exchange_weak(v, front ? pack(lo + n, hi) : pack(lo, hi - n),
+                                         std::memory_order_relaxed)) {
         begin = front ? lo : hi - n;
         end = begin + n;
         return true;
@@ -77,15 +73,14 @@ struct ThreadPool::Grid {
   }
 
   const ThreadPool *pool;
+  const uint64_t count;
   const uint64_t chunk;
   llvm::function_ref<llvm::Error(int64_t)> fn;
+  std::atomic<uint64_t> *const parts;
   const unsigned numParts;
-  std::unique_ptr<std::atomic<uint64_t>[]> parts;
-  /// More than 2^32 indices: one counter for all threads. Unsigned:
-  /// overshooting the count by a few chunks must not overflow.
-  bool single = false;
-  uint64_t singleCount = 0;
-  std::atomic<uint64_t> singleNext{0};
+  /// Without parts: the next index to hand out. Unsigned: overshooting
+  /// `count` by a few chunks must not overflow.
+  std::atomic<uint64_t> next{0};
   /// Set once an error is recorded; stops the hand-out.
   std::atomic<bool> failed{false};
   std::mutex errorMutex;
@@ -173,6 +168,7 @@ ThreadPool::ThreadPool(unsigned numThreads) {
     workers.emplace_back([this, i] { workerLoop(i); });
 #endif
   }
+  gridParts.reset(new std::atomic<uint64_t>[workers.size() + 1]);
 }
 
 ThreadPool::~ThreadPool() {
@@ -235,7 +231,7 @@ ThreadPool::parallelFor(int64_t count,
 
   // No workers, a single index, or a nested call: run inline.
   if (workers.empty() || count == 1 || activePool == this) {
-    Grid grid(this, count, static_cast<uint64_t>(count), 1, fn);
+    Grid grid(this, count, static_cast<uint64_t>(count), /*parts=*/nullptr, 1, fn);
     runGrid(grid, 0);
     return std::move(grid.firstError);
   }
@@ -247,7 +243,7 @@ ThreadPool::parallelFor(int64_t count,
   uint64_t chunk =
       std::max<uint64_t>(1, static_cast<uint64_t>(count) / (threads * 4));
   uint64_t chunks = (static_cast<uint64_t>(count) + chunk - 1) / chunk;
-  Grid grid(this, count, chunk, static_cast<unsigned>(threads), fn);
+  Grid grid(this, count, chunk, gridParts.get(), static_cast<unsigned>(threads), fn);
   {
     std::lock_guard<std::mutex> lock(mutex);
     current = &grid;

@@ -14,9 +14,10 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <atomic>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -67,6 +68,9 @@ private:
   void workerLoop(unsigned self);
 
   std::vector<std::thread> workers;
+  /// Each thread's part of the grid in flight (Grid::take), allocated once:
+  /// one grid at a time is submitted (submitMutex).
+  std::unique_ptr<std::atomic<uint64_t>[]> gridParts;
 
   /// Serializes parallelFor calls.
   std::mutex submitMutex;
