@@ -352,6 +352,13 @@ jitrun_status_t jitrun_options_set_force_avx2(jitrun_options_t options, int forc
   return nullptr;
 }
 
+jitrun_status_t jitrun_options_set_amx(jitrun_options_t options, int use) {
+  if (!options)
+    return invalid("jitrun_options_set_amx: null options");
+  options->options.amx = use != 0;
+  return nullptr;
+}
+
 jitrun_status_t jitrun_options_set_input_shape(jitrun_options_t options, const char *name,
                                                size_t rank, const int64_t *dims) {
   if (!options || !name)

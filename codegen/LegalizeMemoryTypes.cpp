@@ -58,7 +58,8 @@ static Value fromMemory(OpBuilder &b, Location loc, Type to, Value v) {
 }
 
 /// Ops that only pass buffers along: rebuilt as they are, with the
-/// converted operand and result types.
+/// converted operand and result types. AMX tile loads and stores too: they
+/// move a tile's bytes, whatever the buffer's element type says.
 struct RetypeBuffers final : public ConversionPattern {
   RetypeBuffers(const TypeConverter &tc, MLIRContext *ctx)
       : ConversionPattern(tc, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
@@ -68,7 +69,7 @@ struct RetypeBuffers final : public ConversionPattern {
              memref::CollapseShapeOp, memref::CastOp, memref::ReinterpretCastOp,
              memref::GetGlobalOp, memref::DimOp, memref::CopyOp, memref::DeallocOp,
              memref::AssumeAlignmentOp, memref::ExtractStridedMetadataOp,
-             memref::ExtractAlignedPointerAsIndexOp>(op))
+             memref::ExtractAlignedPointerAsIndexOp, amx::TileLoadOp, amx::TileStoreOp>(op))
       return failure();
     SmallVector<Type> types;
     if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types)))

@@ -300,4 +300,32 @@ def SoftBf16ConversionsPass : Pass<"jitrun-codegen-soft-bf16", "func::FuncOp"> {
   let dependentDialects = ["arith::ArithDialect"];
 }
 
+def AmxContractionsPass : Pass<"jitrun-codegen-amx-contractions", "func::FuncOp"> {
+  let summary = "bf16 contractions over VNNI panels (jitrun.amx_tiles) in AMX tiles";
+  let description = [{
+    On buffers: each linalg.generic marked jitrun.amx_tiles (A [rows, K/2,
+    2] x B [panel, K/2, cols, 2] -> C [rows, panel, cols], unit loops
+    besides up to 32 rows, 16 or 32 columns and K) becomes AMX tile code:
+    accumulator tiles loaded from C, a loop over K in steps of 16 pairs
+    carrying them (two tiles of A and of B loaded per step, tdpbf16ps into
+    each accumulator; marked for LLVM not to unroll it), the rest of K,
+    the tiles stored back to C. One that
+    does not fit (dynamic shapes, strided rows) is left to the scalar loops
+    with a remark.
+  }];
+  let dependentDialects = ["amx::AMXDialect", "arith::ArithDialect", "scf::SCFDialect",
+                           "LLVM::LLVMDialect"];
+}
+
+def AmxToLLVMPass : Pass<"jitrun-codegen-amx-to-llvm", "ModuleOp"> {
+  let summary = "AMX tile ops, and the branches that carry tiles, to LLVM";
+  let description = [{
+    AMX ops become LLVM's AMX intrinsics, and cf branches (which carry the
+    tiles of a K loop) become LLVM branches, with one type converter that
+    knows the tile type (upstream's control-flow lowering does not).
+    Nothing changes in a module without AMX ops.
+  }];
+  let dependentDialects = ["LLVM::LLVMDialect"];
+}
+
 #endif // JITRUN_CODEGEN_PASSES

@@ -91,6 +91,8 @@ void buildKernelPipeline(OpPassManager &pm, const CodegenOptions &options) {
     bufferize.maxVectorCopyElements = 0;
   pm.addPass(createBufferizeDispatchPass(bufferize));
   pm.addPass(createCanonicalizerPass());
+  // bf16 contractions over VNNI panels (an AMX host) in tile registers.
+  pm.addNestedPass<func::FuncOp>(createAmxContractionsPass());
   // 4. The workgroup forall becomes the grid.
   pm.addNestedPass<func::FuncOp>(createDistributeWorkgroupsPass());
   // 5. What was not vectorized becomes scalar loops.
@@ -142,6 +144,7 @@ void buildLowerToLLVMPipeline(OpPassManager &pm) {
   ConvertFuncToLLVMPassOptions funcOptions;
   funcOptions.useBarePtrCallConv = true;
   pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+  pm.addPass(createAmxToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

@@ -78,6 +78,10 @@ constexpr int64_t kBroadcastSplitRatio = 8;
 /// four dot products per step.
 constexpr int64_t kBf16ReductionTile = 8;
 
+/// Rows of a bf16 contraction's tile in AMX tiles: two tiles of 16, with
+/// two of 16 columns, 4 of the 8 tile registers accumulating.
+constexpr int64_t kAmxRows = 32;
+
 /// Rows of a row reduction vectorized together (selectReductionTileSizes).
 constexpr int64_t kReductionRows = 8;
 
@@ -278,6 +282,17 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
     if (succeeded(dims) && !dims->m.empty() && !dims->n.empty()) {
       sizes[dims->m.back()] = kMatmulRows;
       sizes[dims->n.back()] = kMatmulColumnRegisters * lanes;
+      // bf16 over VNNI panels on an AMX host: up to 32 rows (two tiles) by
+      // the panel's columns, all of K (jitrun-codegen-amx-contractions).
+      if (op->hasAttr(kAmxTilesAttrName)) {
+        SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+        int64_t rows = ranges[dims->m.back()], width = ranges[dims->n.back()];
+        if (!ShapedType::isDynamic(rows) && !ShapedType::isDynamic(width)) {
+          sizes[dims->m.back()] = std::min(kAmxRows, rows);
+          sizes[dims->n.back()] = width;
+          return sizes;
+        }
+      }
       // Packed weight panels: a whole panel's row per step, one contiguous
       // run (4 registers on AVX-512, 8 on AVX2), not two passes over halves.
       if (op->hasAttr(kPackedPanelsAttrName)) {
@@ -742,6 +757,9 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
   SmallVector<int64_t> sizes(numLoops, 0);
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   int64_t lanes = std::max<int64_t>(kMinLanes, opts.vectorBits / 32);
+  // AMX tiles take all of K in one loop of their own.
+  if (op->hasAttr(kAmxTilesAttrName))
+    return sizes;
   if (linalg::isaContractionOpInterface(op)) {
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
     if (succeeded(dims)) {

@@ -248,7 +248,7 @@ static void dropUnitDims(func::FuncOp fn, linalg::ControlDropUnitDims::ControlFn
 static void dropUnitDimsOfContractions(func::FuncOp fn) {
   dropUnitDims(fn, [](Operation *op) -> SmallVector<unsigned> {
     auto g = dyn_cast<linalg::GenericOp>(op);
-    if (!g || !linalg::isaContractionOpInterface(g))
+    if (!g || !linalg::isaContractionOpInterface(g) || g->hasAttr(kAmxTilesAttrName))
       return {};
     // Parallel loops only: a dropped unit reduction loop would leave a
     // multiply and an add, not a contraction (no FMA).
@@ -330,7 +330,12 @@ void VectorizePass::runOnOperation() {
     dropUnitTapsOfInt8Convolutions(fn);
   // Vectorize every linalg op, masked where its shape is dynamic.
   SmallVector<linalg::LinalgOp> candidates;
-  fn.walk([&](linalg::LinalgOp op) { candidates.push_back(op); });
+  // (Not a contraction in AMX tiles: jitrun-codegen-amx-contractions
+  // lowers it after bufferization.)
+  fn.walk([&](linalg::LinalgOp op) {
+    if (!op->hasAttr(kAmxTilesAttrName))
+      candidates.push_back(op);
+  });
   for (linalg::LinalgOp op : candidates) {
     SmallVector<int64_t> vectorSizes;
     if (!op.hasDynamicShape()) {

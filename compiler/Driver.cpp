@@ -889,6 +889,7 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
   fusion.mode = mode;
   fusion.explain = options.explainFusion;
   fusion.bf16Weights = options.bf16Weights && !options.reference;
+  fusion.amxPanels = usesAmx(options);
   if (llvm::Error e = runPasses(*module, [&](PassManager &pm) {
         buildFusionPipeline(pm, fusion);
       }, diags))

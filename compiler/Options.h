@@ -105,6 +105,10 @@ struct CompileOptions {
   /// bf16, accumulating in f32 (--weights=bf16): half the weight bytes,
   /// vdpbf16ps where the host has AVX512_BF16; results round as bf16 inputs do.
   bool bf16Weights = false;
+  /// bf16 x bf16 -> f32 matmuls of many rows in AMX tiles (tdpbf16ps) where
+  /// the host has AMX and Linux grants this process its tile state; false:
+  /// AVX-512 dot products.
+  bool amx = true;
   uint64_t stackLimitBytes = 32768;
   bool failOnStackLimit = true;
   /// The on-disk cache (--cache-dir; empty: none): compiled kernels, keyed
@@ -142,6 +146,11 @@ struct CompileOptions {
   /// away stops its background compiles this way.
   std::function<bool()> cancelled;
 };
+
+/// Whether a compile under `options` runs bf16 matmuls in AMX tiles: asked
+/// for (amx), not the reference path or AVX2 code, and the host has AMX
+/// with the tile state granted.
+bool usesAmx(const CompileOptions &options);
 
 /// The statistics of one compiled function (README.md, "Reading the
 /// statistics").

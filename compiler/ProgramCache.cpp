@@ -23,6 +23,10 @@ namespace jitrun {
 static constexpr llvm::StringLiteral kProgramCacheVersion = "jitrun-program-1";
 static constexpr llvm::StringLiteral kMagic = "jitrun-program";
 
+bool usesAmx(const CompileOptions &options) {
+  return options.amx && !options.reference && !options.forceAvx2 && hostCpu().amx;
+}
+
 static std::string blake3Hex(llvm::StringRef bytes) {
   llvm::BLAKE3 hash;
   hash.update(bytes);
@@ -38,7 +42,8 @@ ProgramCache::ProgramCache(const CompileOptions &options, llvm::StringRef modelB
   std::string text = blake3Hex(modelBytes) + "\nfunction=" + options.function +
                      "\nfusion=" + fusionModeName(options.fusion).str() +
                      (options.reference ? " reference" : "") +
-                     (options.bf16Weights ? " bf16-weights" : "") + "\n" +
+                     (options.bf16Weights ? " bf16-weights" : "") +
+                     (usesAmx(options) ? " amx" : "") + "\n" +
                      targetId(options.forceAvx2) + "\n";
   for (const auto &[name, dims] : options.inputShapes) {
     text += "shape " + name + ":";

@@ -27,6 +27,8 @@ constexpr llvm::StringLiteral kDispatchAttrName = "jitrun.dispatch";
 /// codegen splits its workgroups by panels, never within one, so that each
 /// reads one contiguous run of weights.
 constexpr llvm::StringLiteral kPackedPanelsAttrName = "jitrun.packed_panels";
+/// A bf16 contraction over VNNI panels that codegen computes in AMX tiles.
+constexpr llvm::StringLiteral kAmxTilesAttrName = "jitrun.amx_tiles";
 
 /// `acc + x * y` in floating point, as the body of a multiply-accumulate
 /// generic that fusion builds (packed weight panels, grouped convolutions,

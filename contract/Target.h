@@ -23,6 +23,10 @@ struct HostCpu {
   bool vnni = false;
   /// AVX512_BF16 (vdpbf16ps: bf16 pairs into f32 lanes).
   bool bf16 = false;
+  /// AMX tiles with bf16 (tdpbf16ps), and Linux granted this process the
+  /// tile data state (arch_prctl ARCH_REQ_XCOMP_PERM): without it the first
+  /// tile instruction dies of SIGILL.
+  bool amx = false;
   /// Widest vector register to use, in bits (512, 256 or 128).
   unsigned vectorBits() const { return avx512 ? 512 : avx2 ? 256 : 128; }
 };

@@ -46,6 +46,10 @@ constexpr int64_t kMaxRows = 8;
 /// Columns of a panel: four AVX-512 registers of f32, a whole number of
 /// cache lines, and a tile the contraction strategy divides.
 constexpr int64_t kPanel = 64;
+/// Columns of one AMX f32 accumulator tile (16 rows of 64 bytes), and the
+/// K of one tdpbf16ps step (a tile row of 32 bf16).
+constexpr int64_t kAmxTileColumns = 16;
+constexpr int64_t kAmxStepK = 32;
 /// Columns of a panel when there are more rows than one register tile: two
 /// AVX-512 registers, the width of the contraction's 8-row register tile.
 constexpr int64_t kManyRowsPanel = 32;
@@ -206,6 +210,30 @@ static Value packedConstant(PatternRewriter &rewriter, Location loc, ArrayRef<ch
       DenseResourceElementsAttr::get(packedType, "packed_weights", std::move(blob)));
 }
 
+/// The constant `bytes` (a K x N row-major matrix of bf16, K even) in
+/// panels of `width` columns whose rows are pairs of K interleaved, the
+/// layout AMX's tdpbf16ps reads its right operand in:
+/// packed[p][kp][t][v] = B[2 kp + v][p * width + t], zero past N.
+static Value vnniPackedConstant(PatternRewriter &rewriter, Location loc, ArrayRef<char> bytes,
+                                int64_t k, int64_t n, int64_t width, Type elem) {
+  int64_t panels = llvm::divideCeil(n, width), pairs = k / 2;
+  constexpr size_t eb = 2;
+  std::vector<char> packed(static_cast<size_t>(panels * k * width) * eb, 0);
+  for (int64_t p = 0; p < panels; ++p) {
+    int64_t valid = std::min<int64_t>(width, n - p * width);
+    for (int64_t kp = 0; kp < pairs; ++kp)
+      for (int64_t t = 0; t < valid; ++t)
+        for (int64_t v = 0; v < 2; ++v)
+          std::memcpy(packed.data() + (((p * pairs + kp) * width + t) * 2 + v) * eb,
+                      bytes.data() + ((2 * kp + v) * n + p * width + t) * eb, eb);
+  }
+  auto packedType = RankedTensorType::get({panels, pairs, width, 2}, elem);
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<char>(packed));
+  return arith::ConstantOp::create(
+      rewriter, loc, packedType,
+      DenseResourceElementsAttr::get(packedType, "packed_weights", std::move(blob)));
+}
+
 /// The reassociation that splits the last of `rank` dims in two.
 static SmallVector<ReassociationIndices> lastDimSplit(int64_t rank) {
   SmallVector<ReassociationIndices> groups;
@@ -308,6 +336,50 @@ static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
   return collapsePanels(rewriter, loc, generic.getResult(0), cType);
 }
 
+/// The contraction of `a` ([rows..., K], bf16, K even) with the constant
+/// `bytes` (K x N bf16) in VNNI panels (vnniPackedConstant), accumulated in
+/// f32 onto `init` ([rows..., N]): a ([rows..., K/2, 2], a free reshape)
+/// times packed[p, kp, t, v] over loops (rows..., p, t, kp, v), the form
+/// AMX tiles compute (marked jitrun.amx_tiles for codegen).
+static Value vnniPackedContraction(PatternRewriter &rewriter, Location loc, Value a,
+                                   ArrayRef<char> bytes, int64_t k, int64_t n,
+                                   int64_t numRows, Type elem, Value init) {
+  auto cType = cast<RankedTensorType>(init.getType());
+  auto aType = cast<RankedTensorType>(a.getType());
+  int64_t rank = cType.getRank();
+  int64_t width = panelWidth(n, numRows);
+  int64_t panels = llvm::divideCeil(n, width);
+  Value packedB = vnniPackedConstant(rewriter, loc, bytes, k, n, width, elem);
+  Value acc = accumulatorInPanels(rewriter, loc, init, panels, width);
+  SmallVector<int64_t> pairShape(aType.getShape().drop_back());
+  pairShape.append({k / 2, 2});
+  Value pairs = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(pairShape, elem), a, lastDimSplit(rank));
+  MLIRContext *ctx = rewriter.getContext();
+  unsigned numLoops = rank + 3;
+  SmallVector<AffineExpr> rows;
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    rows.push_back(getAffineDimExpr(i, ctx));
+  AffineExpr dp = getAffineDimExpr(rank - 1, ctx), dt = getAffineDimExpr(rank, ctx),
+             dk = getAffineDimExpr(rank + 1, ctx), dv = getAffineDimExpr(rank + 2, ctx);
+  SmallVector<AffineExpr> aRes(rows), cRes(rows);
+  aRes.append({dk, dv});
+  cRes.append({dp, dt});
+  SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, aRes, ctx),
+                                 AffineMap::get(numLoops, 0, {dp, dk, dt, dv}, ctx),
+                                 AffineMap::get(numLoops, 0, cRes, ctx)};
+  SmallVector<utils::IteratorType> iters(numLoops - 2, utils::IteratorType::parallel);
+  iters.append(2, utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{acc.getType()}, ValueRange{pairs, packedB}, ValueRange{acc},
+      maps, iters, [&](OpBuilder &b, Location l, ValueRange args) {
+        multiplyAccumulateBody(b, l, args, elem, cType.getElementType());
+      });
+  generic->setAttr(kPackedPanelsAttrName, rewriter.getUnitAttr());
+  generic->setAttr(kAmxTilesAttrName, rewriter.getUnitAttr());
+  return collapsePanels(rewriter, loc, generic.getResult(0), cType);
+}
+
 /// True when `result`'s last dim (N), followed through reshapes and the
 /// elementwise ops that read it as it is, is split by an expand_shape into
 /// rows narrower than `width` or not a multiple of it: a transformer's
@@ -327,6 +399,10 @@ static bool splitAcrossPanels(Value result, int64_t width, int depth = 0) {
     Operation *user = use.getOwner();
     if (auto expand = dyn_cast<tensor::ExpandShapeOp>(user)) {
       int64_t inner = expand.getResultType().getShape().back();
+      // (The pairs view of an AMX contraction's rows splits K, not heads.)
+      if (llvm::all_of(expand->getUsers(),
+                       [](Operation *u) { return u->hasAttr(kAmxTilesAttrName); }))
+        continue;
       if (ShapedType::isDynamic(inner) || inner % width != 0)
         return true;
       if (splitAcrossPanels(expand.getResult(), width, depth + 1))
@@ -394,7 +470,9 @@ static LogicalResult packable(PatternRewriter &rewriter, Operation *op, Value a,
 /// A linalg.matmul with a constant B: a few rows (a classifier, a batch-1
 /// projection), or many.
 struct PackConstantMatmulRhs : public OpRewritePattern<linalg::MatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
+  PackConstantMatmulRhs(MLIRContext *ctx, bool amxPanels)
+      : OpRewritePattern(ctx), amxPanels(amxPanels) {}
+  bool amxPanels;
   LogicalResult matchAndRewrite(linalg::MatmulOp op,
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics() || op.hasUserDefinedMaps())
@@ -416,9 +494,25 @@ struct PackConstantMatmulRhs : public OpRewritePattern<linalg::MatmulOp> {
     if (failed(packable(rewriter, op, a, b, init, m, bytes)))
       return failure();
     auto bType = cast<RankedTensorType>(b.getType());
-    rewriter.replaceOp(op, packedContraction(rewriter, op.getLoc(), a, *bytes,
-                                             bType.getDimSize(0), bType.getDimSize(1), m,
-                                             bType.getElementType(), init));
+    int64_t k = bType.getDimSize(0);
+    Type elem = bType.getElementType();
+    // bf16 into f32 on an AMX host, many rows, K in two or more whole steps
+    // of 32 and panels of whole 16-column tiles: AMX's layout
+    // (vnniPackedContraction). LLVM's tile register allocation ran out of
+    // registers on a last step of fewer pairs (tiles of other shapes, with
+    // those of an edge tile of rows: 33x48x70) and on a single step (no K
+    // loop: the tile loads of several panels scheduled ahead of each other,
+    // 197x2304x32).
+    if (amxPanels && m > kMaxRows && elem.isBF16() &&
+        getElementTypeOrSelf(init.getType()).isF32() && k % kAmxStepK == 0 &&
+        k >= 2 * kAmxStepK &&
+        panelWidth(n, m) % kAmxTileColumns == 0) {
+      rewriter.replaceOp(op, vnniPackedContraction(rewriter, op.getLoc(), a, *bytes, k,
+                                                   bType.getDimSize(1), m, elem, init));
+      return success();
+    }
+    rewriter.replaceOp(op, packedContraction(rewriter, op.getLoc(), a, *bytes, k,
+                                             bType.getDimSize(1), m, elem, init));
     return success();
   }
 };
@@ -557,7 +651,8 @@ struct PackWeightsPass final : public impl::PackWeightsPassBase<PackWeightsPass>
   using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<PackConstantMatmulRhs, PackConstantConv1x1Filter>(&getContext());
+    patterns.add<PackConstantMatmulRhs>(&getContext(), amxPanels);
+    patterns.add<PackConstantConv1x1Filter>(&getContext());
     patterns.add<PackConstantConvFilter>(&getContext(), minConvFilterBytes);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

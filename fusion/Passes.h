@@ -32,6 +32,8 @@ struct FusionOptions {
   bool explain = false;
   /// f32 matmul weights stored as bf16, f32 accumulation (--weights=bf16).
   bool bf16Weights = false;
+  /// bf16 weights of many-row matmuls packed for AMX tiles (an AMX host).
+  bool amxPanels = false;
 };
 
 /// True for linalg ops whose loops are all parallel (elementwise, broadcast,

@@ -60,6 +60,8 @@ def PackWeightsPass : Pass<"jitrun-fusion-pack-weights", "func::FuncOp"> {
     Option<"minConvFilterBytes", "min-conv-filter-bytes", "int64_t",
            /*default=*/"768 * 1024",
            "The smallest KxK convolution filter packed, in bytes">,
+    Option<"amxPanels", "amx-panels", "bool", /*default=*/"false",
+           "Pack bf16 weights of many-row matmuls for AMX tiles (K pairs interleaved)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "linalg::LinalgDialect",
                            "tensor::TensorDialect"];

@@ -54,7 +54,9 @@ void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
         createElementwiseFusionPass(ElementwiseFusionPassOptions{options.maxOperands}));
     // Weights are folded constants by now (their transposes evaluated): the
     // few-row matmuls' are packed in the order their workgroups read them.
-    pm.addNestedPass<func::FuncOp>(createPackWeightsPass());
+    PackWeightsPassOptions pack;
+    pack.amxPanels = options.amxPanels;
+    pm.addNestedPass<func::FuncOp>(createPackWeightsPass(pack));
     pm.addNestedPass<func::FuncOp>(createPropagateReshapesPass());
     pm.addNestedPass<func::FuncOp>(
         createElementwiseFusionPass(ElementwiseFusionPassOptions{options.maxOperands}));

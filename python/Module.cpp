@@ -210,6 +210,7 @@ struct LoadOptions {
   size_t maxSpecializations = 8;
   std::string shapePolicy = "tiered";
   std::string weights = "f32";
+  bool amx = true;
   py::object progress = py::none();
 };
 
@@ -238,6 +239,7 @@ public:
     check(jitrun_options_set_max_specializations(opts, o.maxSpecializations));
     check(jitrun_options_set_shape_policy(opts, o.shapePolicy.c_str()));
     check(jitrun_options_set_weights(opts, o.weights.c_str()));
+    check(jitrun_options_set_amx(opts, o.amx ? 1 : 0));
     Progress progress{o.progress};
     if (!o.progress.is_none())
       check(jitrun_options_set_progress(opts, &Progress::call, &progress));
@@ -724,6 +726,7 @@ PYBIND11_MODULE(_jitrun, m) {
       .def_readwrite("max_specializations", &LoadOptions::maxSpecializations)
       .def_readwrite("shape_policy", &LoadOptions::shapePolicy)
       .def_readwrite("weights", &LoadOptions::weights)
+      .def_readwrite("amx", &LoadOptions::amx)
       .def_readwrite("progress", &LoadOptions::progress);
   py::class_<Model>(m, "Model")
       .def(py::init<std::shared_ptr<Runtime>, py::object, const LoadOptions &>())

@@ -41,3 +41,19 @@ if "avx512f" in flags and "avx512_vnni" in flags:
     config.available_features.add("avx512vnni")
 if "avx512f" in flags and "avx512_bf16" in flags:
     config.available_features.add("avx512bf16")
+
+
+def _amx_granted():
+    """Whether Linux grants a process the AMX tile state (as jitrun asks)."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        sys_arch_prctl, arch_req_xcomp_perm, xfeature_xtiledata = 158, 0x1023, 18
+        return libc.syscall(sys_arch_prctl, arch_req_xcomp_perm, xfeature_xtiledata) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+if ("avx512f" in flags and "amx_bf16" in flags and "amx_tile" in flags
+        and _amx_granted()):
+    config.available_features.add("amx")

@@ -100,6 +100,10 @@ cl::opt<std::string> weights("weights",
                              cl::desc("Matmul weights: f32 (default) or bf16 (f32 weights stored "
                                       "as bf16, inputs rounded to bf16, f32 accumulation)"),
                              cl::init("f32"), cl::cat(category));
+cl::opt<bool> amx("amx",
+                  cl::desc("bf16 matmuls in AMX tiles where the host has AMX (default true; "
+                           "false: AVX-512 dot products)"),
+                  cl::init(true), cl::cat(category));
 cl::opt<bool> forceAvx2("force-avx2", cl::desc("Generate AVX2 code even on AVX-512 hosts"), cl::init(false),
                         cl::cat(category));
 cl::opt<std::string> cacheDir("cache-dir",
@@ -641,6 +645,7 @@ static int run(int argc, char **argv) {
   options.fusion = *fusionMode;
   options.reference = reference;
   options.forceAvx2 = forceAvx2;
+  options.amx = amx;
   if (weights != "f32" && weights != "bf16")
     return fail("--weights must be f32 or bf16, not '" + weights + "'");
   options.bf16Weights = weights == "bf16";

@@ -5,9 +5,11 @@
 // AVX512_BF16 dot products want them (tests/cli/bf16_weights_dot.mlir);
 // before, a packed bf16 contraction widened every broadcast element (20x
 // slower than f32) and head splits stayed f32.
+// --amx=false: the panels AVX-512 reads (an AMX host packs them for its
+// tiles instead: tests/cli/bf16_weights_amx.mlir).
 // Values: random inputs against the f32 reference, within bf16's precision
 // (the weights are multiples of 1/8, exact in bf16; the inputs are rounded).
-// RUN: %jitrun %s --function=tokens --input=24x64xf32 --weights=bf16 \
+// RUN: %jitrun %s --function=tokens --input=24x64xf32 --weights=bf16 --amx=false \
 // RUN:   --mlir-print-ir-after=jitrun-fusion-pack-weights 2>&1 >/dev/null | FileCheck %s --check-prefix=PANELS
 // PANELS: arith.constant dense_resource<packed_weights{{.*}}> : tensor<2x64x32xbf16>
 // PANELS: linalg.generic {{.*}} : tensor<24x64xbf16>, tensor<2x64x32xbf16>) outs(%{{.*}} : tensor<24x2x32xf32>) attrs = {{.*}}jitrun.packed_panels
@@ -16,6 +18,7 @@
 // HEADS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<24x64xbf16>, tensor<64x64xbf16>) outs(%{{.*}} : tensor<24x64xf32>)
 // RUN: %jitrun %s --function=tokens --input=24x64xf32 --reference --output=@%t.tokens.npy
 // RUN: %jitrun %s --function=tokens --input=24x64xf32 --weights=bf16 --threads=2 --expected_output=@%t.tokens.npy --expected_atol=0.05 --expected_rtol=0.02 | FileCheck %s --check-prefix=CLOSE
+// RUN: %jitrun %s --function=tokens --input=24x64xf32 --weights=bf16 --amx=false --expected_output=@%t.tokens.npy --expected_atol=0.05 --expected_rtol=0.02 | FileCheck %s --check-prefix=CLOSE
 // RUN: %jitrun %s --function=tokens --input=24x64xf32 --weights=bf16 --force-avx2 --expected_output=@%t.tokens.npy --expected_atol=0.05 --expected_rtol=0.02 | FileCheck %s --check-prefix=CLOSE
 // RUN: %jitrun %s --function=heads --input=24x64xf32 --reference --output=@%t.heads.npy
 // RUN: %jitrun %s --function=heads --input=24x64xf32 --weights=bf16 --threads=2 --expected_output=@%t.heads.npy --expected_atol=0.05 --expected_rtol=0.02 | FileCheck %s --check-prefix=CLOSE

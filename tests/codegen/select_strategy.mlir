@@ -206,6 +206,35 @@ func.func private @panel_rows_short(%arg0: memref<16x16xf32>, %arg1: memref<3x16
 
 // -----
 
+// A bf16 contraction over VNNI panels for AMX tiles (jitrun.amx_tiles,
+// jitrun-fusion-pack-weights with amx-panels): a tile of 32 rows (two AMX
+// tiles) by the panel's 32 columns, all of K, no reduction tiles
+// (jitrun-codegen-amx-contractions takes K in one loop of its own).
+// CHECK-LABEL: func.func private @amx_tiles
+// CHECK:       vector = array<i64: 32, 1, 32, 0, 0>
+// CHECK-NOT:   reduction =
+func.func private @amx_tiles(%arg0: memref<128x32x2xbf16>, %arg1: memref<3x32x32x2xbf16>, %arg2: memref<128x3x32xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %a = bufferization.to_tensor %arg0 restrict : memref<128x32x2xbf16> to tensor<128x32x2xbf16>
+  %w = bufferization.to_tensor %arg1 restrict : memref<3x32x32x2xbf16> to tensor<3x32x32x2xbf16>
+  %zero = arith.constant 0.0 : f32
+  %out = bufferization.to_tensor %arg2 restrict writable : memref<128x3x32xf32> to tensor<128x3x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<128x3x32xf32>) -> tensor<128x3x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, p, t, k, v) -> (m, k, v)>, affine_map<(m, p, t, k, v) -> (p, k, t, v)>, affine_map<(m, p, t, k, v) -> (m, p, t)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%a, %w : tensor<128x32x2xbf16>, tensor<3x32x32x2xbf16>) outs(%f : tensor<128x3x32xf32>) attrs = {jitrun.amx_tiles, jitrun.packed_panels} {
+  ^bb0(%x: bf16, %y: bf16, %o: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<128x3x32xf32>
+  bufferization.materialize_in_destination %r in restrict writable %arg2 : (tensor<128x3x32xf32>, memref<128x3x32xf32>) -> ()
+  return
+}
+
+// -----
+
 // The same matmul in bf16 (f32 accumulators) keeps tiles of 8 rows: tiles of
 // 12 ran 12 % slower as vdpbf16ps dot products on an Intel host.
 // CHECK-LABEL: func.func private @panel_rows_bf16

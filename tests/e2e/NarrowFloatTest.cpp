@@ -176,6 +176,54 @@ void checkConv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t kh, int64_t k
   runBoth(what, module, xf, wf, expected, acc, threads);
 }
 
+constexpr ElementType BF16Type = ElementType::BF16;
+
+/// `t`'s bytes as an MLIR hex literal (little endian, as held).
+std::string hexLiteral(const HostTensor &t) {
+  static const char *digits = "0123456789ABCDEF";
+  const auto *bytes = static_cast<const unsigned char *>(t.data());
+  std::string hex = "\"0x";
+  for (size_t i = 0; i < t.byteSize(); ++i) {
+    hex += digits[bytes[i] >> 4];
+    hex += digits[bytes[i] & 15];
+  }
+  return hex + "\"";
+}
+
+/// A bf16 matmul whose right operand is a constant of the model (weights):
+/// packed at compile time, in AMX tiles on an AMX host (pairs of K
+/// interleaved for tdpbf16ps), else in panels for AVX-512 dot products;
+/// also with --amx=false and --force-avx2.
+void checkConstantMatmul(int64_t m, int64_t n, int64_t k, int threads) {
+  std::string what = "bf16 weights matmul " + std::to_string(m) + "x" + std::to_string(n) +
+                     "x" + std::to_string(k);
+  uint64_t seed = hashString(what);
+  HostTensor af, bf;
+  HostTensor a = randomNarrow({m, k}, seed, BF16Type, af),
+             b = randomNarrow({k, n}, seed + 1, BF16Type, bf);
+  std::string at = typedTensor({m, k}, BF16Type), bt = typedTensor({k, n}, BF16Type),
+              ct = typedTensor({m, n}, ElementType::F32);
+  std::ostringstream os;
+  os << "func.func @main(%af: " << tensorType({m, k}) << ") -> " << ct << " {\n"
+     << castValue("a", "af", {m, k}, ElementType::F32, BF16Type)
+     << "  %b = arith.constant dense<" << hexLiteral(b) << "> : " << bt << "\n"
+     << "  %zero = arith.constant 0.0 : f32\n"
+     << "  %empty = tensor.empty() : " << ct << "\n"
+     << "  %init = linalg.fill ins(%zero : f32) outs(%empty : " << ct << ") -> " << ct << "\n"
+     << "  %r = linalg.matmul ins(%a, %b : " << at << ", " << bt << ") outs(%init : " << ct
+     << ") -> " << ct << "\n  return %r : " << ct << "\n}\n";
+  HostTensor expected = converted(onednn::matmulTyped(a, b, ElementType::F32), ElementType::F32);
+  for (const char *flag : {"", "--amx=false", "--force-avx2"}) {
+    std::string name = what + " " + flag + " threads=" + std::to_string(threads);
+    INFO(name);
+    TempDir dir(name);
+    JitrunRun run = makeRun(name, os.str(), {&af}, expected, threads, /*avx2=*/false);
+    if (*flag)
+      run.extraFlags.push_back(flag);
+    checkClose(runJitrun(run, dir), expected, 1e-4, 1e-4, name, dir);
+  }
+}
+
 constexpr ElementType BF16 = ElementType::BF16, F16 = ElementType::F16, F32 = ElementType::F32;
 
 } // namespace
@@ -197,6 +245,19 @@ TEST_CASE("bf16 matmul 7x1000x256 (few rows, a classifier)", "[bf16]") {
 TEST_CASE("bf16 matmul into bf16 (an all-bf16 model)", "[bf16]") {
   checkMatmul(64, 128, 96, BF16, BF16, 1);
   checkMatmul(33, 40, 63, BF16, BF16, 2);
+}
+
+// Weights in the model: the shapes of BERT's projections (two tiles of 16
+// rows by two of 16 columns, K in steps of 32), ViT's 197 tokens (an edge
+// tile of 5 rows), a ragged one: 33 rows (an edge of one row), 48 columns
+// (panels of 16: one tile of columns); and K = 70, not a whole number of
+// AMX steps (dot products on every host).
+TEST_CASE("bf16 weights matmul 128x768x768", "[bf16]") { checkConstantMatmul(128, 768, 768, 2); }
+
+TEST_CASE("bf16 weights matmul 197x256x512, a ragged 33x48x96, and 33x48x70", "[bf16]") {
+  checkConstantMatmul(197, 256, 512, 1);
+  checkConstantMatmul(33, 48, 96, 2);
+  checkConstantMatmul(33, 48, 70, 2);
 }
 
 TEST_CASE("bf16 convolution 3x3", "[bf16]") {

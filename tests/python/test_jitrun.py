@@ -492,3 +492,26 @@ def test_bf16_weights_round_inputs_and_weights():
     assert np.all(jitrun.load(model, cache_dir=False, weights="bf16")(x) == 32.0)
     with pytest.raises(jitrun.InvalidArgumentError, match="not \"f16\""):
         jitrun.load(model, cache_dir=False, weights="f16")
+
+
+def test_bf16_weights_amx_and_dot_products_agree_with_numpy():
+    # 48 rows x K 64 x N 64: on an AMX host the weights are packed for AMX
+    # tiles (amx=True, the default), else (and with amx=False) for AVX-512
+    # dot products. Integer inputs and halves as weights are exact in bf16
+    # and every sum is exact in f32, so both paths give NumPy's result.
+    rng = np.random.default_rng(7)
+    w = rng.integers(-8, 9, (64, 64)).astype(np.float32) / 2
+    x = rng.integers(-4, 5, (48, 64)).astype(np.float32)
+    rows = ", ".join("[" + ", ".join("%.1f" % v for v in r) + "]" for r in w)
+    model = ("""func.func @main(%x: tensor<48x64xf32>) -> tensor<48x64xf32> {
+  %w = arith.constant dense<[""" + rows + """]> : tensor<64x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<48x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<48x64xf32>) -> tensor<48x64xf32>
+  %r = linalg.matmul ins(%x, %w : tensor<48x64xf32>, tensor<64x64xf32>) outs(%f : tensor<48x64xf32>) -> tensor<48x64xf32>
+  return %r : tensor<48x64xf32>
+}""").encode()
+    want = x @ w
+    for amx in (True, False):
+        got = jitrun.load(model, cache_dir=False, weights="bf16", amx=amx)(x)
+        assert np.array_equal(got, want), amx

@@ -183,6 +183,10 @@ JITRUN_API jitrun_status_t jitrun_options_set_weights(jitrun_options_t options,
                                                       const char *weights);
 JITRUN_API jitrun_status_t jitrun_options_set_force_avx2(jitrun_options_t options,
                                                          int force);
+/** Nonzero (default): bf16 matmuls of many rows (bf16 models, or
+ *  "bf16" weights) run in AMX tiles where the host has AMX and Linux grants
+ *  the process the tile state; zero: AVX-512 dot products. */
+JITRUN_API jitrun_status_t jitrun_options_set_amx(jitrun_options_t options, int use);
 
 /** A static shape for the model input `name` whose dims are symbolic (an ONNX
  *  `batch_size`): `rank` dims at `dims`. Replaces an earlier shape for the

@@ -1,0 +1,283 @@
+//===- AmxContraction.cpp - bf16 contractions in AMX tiles ---------------===//
+//
+// On a host with AMX (Sapphire Rapids and later Intel cores), a bf16 x bf16
+// -> f32 matmul over VNNI panels (jitrun-fusion-pack-weights with
+// amx-panels: packed[p][kp][t][v] = B[2 kp + v][p T + t], marked
+// jitrun.amx_tiles) runs in tile registers: tdpbf16ps multiplies a tile of
+// 16 rows x 32 bf16 of A by a tile of 16 pairs x 16 columns of B into a
+// tile of 16 x 16 f32, 8192 multiply-adds per instruction, where AVX-512's
+// vdpbf16ps does 32 (and issues at the FMA rate on these cores, so bf16
+// weights ran 1.6x slower than f32 without tiles).
+//
+// The strategy leaves the marked contraction untiled along K and
+// unvectorized, on a register tile of up to 32 rows x one panel of 16 or 32
+// columns (jitrun-codegen-select-strategy). After bufferization this pass
+// replaces it, on its buffers, by: the accumulator tiles loaded from the
+// init buffer (up to 2 x 2 of 16 x 16 f32), one loop over K in steps of 32
+// (16 pairs) that loads up to two tiles of A and two of B and multiplies
+// each pair into its accumulator, the tiles carried by the loop (LLVM
+// keeps them in tile registers: 4 tile loads and 4 tdpbf16ps per step), a
+// last step for the rest of K, and the accumulators stored back. The
+// epilogue then reads the result like any other.
+//
+// LLVM configures the tiles itself (ldtilecfg from the shapes of the
+// intrinsics); jitrun-codegen-amx-to-llvm lowers the tile ops together
+// with the branches that carry tiles, which upstream's control-flow
+// lowering cannot type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Passes.h"
+#include "contract/Dispatch.h"
+
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/AMX/AMXDialect.h"
+#include "mlir/Dialect/AMX/Transforms.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+
+namespace jitrun {
+#define GEN_PASS_DEF_AMXCONTRACTIONSPASS
+#define GEN_PASS_DEF_AMXTOLLVMPASS
+#include "codegen/Passes.h.inc"
+
+namespace {
+
+/// Rows of every AMX tile; bytes of each tile row.
+constexpr int64_t kTileRows = 16;
+constexpr int64_t kTileRowBytes = 64;
+/// f32 columns of an accumulator tile, bf16 pairs of a K step.
+constexpr int64_t kTileColumns = kTileRowBytes / 4;
+constexpr int64_t kPairsPerStep = kTileRowBytes / 4;
+/// Accumulator tiles per side: 2 x 2 of the 8 tile registers, the other 4
+/// for two tiles of A and two of B.
+constexpr int64_t kMaxTilesPerSide = 2;
+
+/// Where each operand's loops are in a marked contraction, and its extents.
+struct AmxShape {
+  unsigned rowLoop, colLoop, pairLoop, vnniLoop;
+  int64_t rows, cols, pairs;
+};
+
+/// The loop roles of `op` (rows..., p, t, kp, v: maps A (rows..., kp, v),
+/// B (p, kp, t, v), C (rows..., p, t)) when every loop but the last row,
+/// the columns and K is a unit and the tiles fit; failure otherwise.
+static FailureOr<AmxShape> amxShape(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics())
+    return failure();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap a = maps[0], b = maps[1], c = maps[2];
+  if (a.getNumResults() < 3 || b.getNumResults() != 4 || c.getNumResults() < 3 ||
+      !a.isProjectedPermutation() || !b.isProjectedPermutation() ||
+      !c.isProjectedPermutation())
+    return failure();
+  AmxShape s;
+  s.vnniLoop = a.getDimPosition(a.getNumResults() - 1);
+  s.pairLoop = a.getDimPosition(a.getNumResults() - 2);
+  s.colLoop = c.getDimPosition(c.getNumResults() - 1);
+  s.rowLoop = c.getDimPosition(c.getNumResults() - 3);
+  if (b.getDimPosition(1) != s.pairLoop || b.getDimPosition(2) != s.colLoop ||
+      b.getDimPosition(3) != s.vnniLoop)
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (auto [i, r] : llvm::enumerate(ranges)) {
+    if (ShapedType::isDynamic(r))
+      return failure();
+    if (i != s.rowLoop && i != s.colLoop && i != s.pairLoop && i != s.vnniLoop && r != 1)
+      return failure();
+  }
+  s.rows = ranges[s.rowLoop];
+  s.cols = ranges[s.colLoop];
+  s.pairs = ranges[s.pairLoop];
+  if (ranges[s.vnniLoop] != 2 || s.rows > kMaxTilesPerSide * kTileRows ||
+      s.cols % kTileColumns != 0 || s.cols > kMaxTilesPerSide * kTileColumns)
+    return failure();
+  auto elem = [&](unsigned i) { return getElementTypeOrSelf(op->getOperand(i).getType()); };
+  if (!elem(0).isBF16() || !elem(1).isBF16() || !elem(2).isF32())
+    return failure();
+  return s;
+}
+
+/// The static strides of `v`'s memref, or none.
+static std::optional<SmallVector<int64_t>> staticStrides(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type || failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  return strides;
+}
+
+/// The stride of the dim of operand `i` that loop `loop` indexes.
+static int64_t strideOfLoop(linalg::GenericOp op, unsigned i, ArrayRef<int64_t> strides,
+                            unsigned loop) {
+  AffineMap map = op.getIndexingMapsArray()[i];
+  for (unsigned d = 0; d < map.getNumResults(); ++d)
+    if (map.getDimPosition(d) == loop)
+      return strides[d];
+  return 0;
+}
+
+/// Replaces the marked contraction `op` by AMX tile code; false (and `op`
+/// left as it is, for the scalar loops) when its shape or layout does not
+/// fit the tiles.
+static bool rewriteToTiles(RewriterBase &rewriter, linalg::GenericOp op) {
+  FailureOr<AmxShape> shape = amxShape(op);
+  if (failed(shape))
+    return false;
+  Value a = op.getDpsInputOperand(0)->get(), b = op.getDpsInputOperand(1)->get(),
+        c = op.getDpsInitOperand(0)->get();
+  std::optional<SmallVector<int64_t>> sa = staticStrides(a), sb = staticStrides(b),
+                                      sc = staticStrides(c);
+  if (!sa || !sb || !sc)
+    return false;
+  // Tile rows are contiguous runs: K pairs then pair elements in A, the
+  // columns' pairs in B, the columns in C.
+  if (strideOfLoop(op, 0, *sa, shape->vnniLoop) != 1 ||
+      strideOfLoop(op, 0, *sa, shape->pairLoop) != 2 ||
+      strideOfLoop(op, 1, *sb, shape->vnniLoop) != 1 ||
+      strideOfLoop(op, 1, *sb, shape->colLoop) != 2 ||
+      strideOfLoop(op, 2, *sc, shape->colLoop) != 1)
+    return false;
+  int64_t aRowStride = strideOfLoop(op, 0, *sa, shape->rowLoop);
+  int64_t bRowStride = strideOfLoop(op, 1, *sb, shape->pairLoop);
+  int64_t cRowStride = strideOfLoop(op, 2, *sc, shape->rowLoop);
+  if (shape->rows > 1 && (aRowStride == 0 || cRowStride == 0))
+    return false;
+
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  // Index constants, each made once before the op (all of them before the
+  // loop is built: see the pre-creation below).
+  llvm::SmallDenseMap<int64_t, Value> constants;
+  auto index = [&](int64_t v) -> Value {
+    auto [it, inserted] = constants.try_emplace(v);
+    if (inserted) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(op);
+      it->second = arith::ConstantIndexOp::create(rewriter, loc, v);
+    }
+    return it->second;
+  };
+  Value zero = index(0);
+  unsigned numLoops = op.getNumLoops();
+  // Operand `i`'s indices with the row, column and pair loops at `row`,
+  // `col` and `pair`, every other loop at 0.
+  auto indices = [&](unsigned i, Value row, Value col, Value pair) {
+    SmallVector<Value> at(numLoops, zero);
+    at[shape->rowLoop] = row;
+    at[shape->colLoop] = col;
+    at[shape->pairLoop] = pair;
+    AffineMap map = op.getIndexingMapsArray()[i];
+    SmallVector<Value> r;
+    for (unsigned d = 0; d < map.getNumResults(); ++d)
+      r.push_back(at[map.getDimPosition(d)]);
+    return r;
+  };
+  Type bf16 = rewriter.getBF16Type(), f32 = rewriter.getF32Type();
+  int64_t rowTiles = llvm::divideCeil(shape->rows, kTileRows);
+  int64_t colTiles = shape->cols / kTileColumns;
+  auto tileRows = [&](int64_t i) { return std::min(kTileRows, shape->rows - i * kTileRows); };
+  auto accType = [&](int64_t i) { return amx::TileType::get({tileRows(i), kTileColumns}, f32); };
+  Value aStride = index(aRowStride), bStride = index(bRowStride), cStride = index(cRowStride);
+  for (int64_t i = 0; i < std::max(rowTiles, colTiles); ++i)
+    index(i * kTileRows);
+  int64_t fullPairs = shape->pairs - shape->pairs % kPairsPerStep;
+  index(fullPairs);
+  index(kPairsPerStep);
+
+  SmallVector<Value> accs;
+  for (int64_t i = 0; i < rowTiles; ++i)
+    for (int64_t j = 0; j < colTiles; ++j)
+      accs.push_back(amx::TileLoadOp::create(
+          rewriter, loc, accType(i), c,
+          indices(2, index(i * kTileRows), index(j * kTileColumns), zero), cStride));
+
+  // One K step of `pairs` pairs at pair `k`: the accumulators after it.
+  auto step = [&](OpBuilder &bld, Value k, int64_t pairs, ValueRange in) {
+    SmallVector<Value> lhs, rhs, out;
+    for (int64_t i = 0; i < rowTiles; ++i)
+      lhs.push_back(amx::TileLoadOp::create(
+          bld, loc, amx::TileType::get({tileRows(i), 2 * pairs}, bf16), a,
+          indices(0, index(i * kTileRows), zero, k), aStride));
+    for (int64_t j = 0; j < colTiles; ++j)
+      rhs.push_back(amx::TileLoadOp::create(
+          bld, loc, amx::TileType::get({pairs, 2 * kTileColumns}, bf16), b,
+          indices(1, zero, index(j * kTileColumns), k), bStride));
+    for (int64_t i = 0; i < rowTiles; ++i)
+      for (int64_t j = 0; j < colTiles; ++j)
+        out.push_back(amx::TileMulFOp::create(bld, loc, accType(i), lhs[i], rhs[j],
+                                              in[i * colTiles + j]));
+    return out;
+  };
+  if (fullPairs > 0) {
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, index(fullPairs), index(kPairsPerStep), accs,
+        [&](OpBuilder &bld, Location, Value k, ValueRange iter) {
+          scf::YieldOp::create(bld, loc, step(bld, k, kPairsPerStep, iter));
+        });
+    // Not unrolled by LLVM: straight-line steps let its scheduler load the
+    // tiles of later steps early, and the tile registers ran out (ViT-B/16's
+    // edge tile of 5 rows, 24 steps).
+    MLIRContext *ctx = op.getContext();
+    auto noUnroll = LLVM::LoopUnrollAttr::get(ctx, BoolAttr::get(ctx, true), {}, {}, {}, {},
+                                              {}, {});
+    loop->setAttr("loop_annotation",
+                  LLVM::LoopAnnotationAttr::get(ctx, {}, {}, {}, noUnroll, {}, {}, {}, {}, {},
+                                                {}, {}, {}, {}, {}, {}));
+    accs = SmallVector<Value>(loop.getResults());
+  }
+  if (int64_t rest = shape->pairs - fullPairs)
+    accs = step(rewriter, index(fullPairs), rest, accs);
+  for (int64_t i = 0; i < rowTiles; ++i)
+    for (int64_t j = 0; j < colTiles; ++j)
+      amx::TileStoreOp::create(rewriter, loc, c,
+                               indices(2, index(i * kTileRows), index(j * kTileColumns), zero),
+                               accs[i * colTiles + j], cStride);
+  rewriter.eraseOp(op);
+  return true;
+}
+
+struct AmxContractionsPass final
+    : public impl::AmxContractionsPassBase<AmxContractionsPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> marked;
+    getOperation().walk([&](linalg::GenericOp g) {
+      if (g->hasAttr(kAmxTilesAttrName))
+        marked.push_back(g);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp g : marked)
+      if (!rewriteToTiles(rewriter, g))
+        g.emitRemark("bf16 contraction left to scalar loops: its tile does not fit AMX tiles");
+  }
+};
+
+struct AmxToLLVMPass final : public impl::AmxToLLVMPassBase<AmxToLLVMPass> {
+  void runOnOperation() override {
+    bool any = false;
+    getOperation().walk([&](Operation *op) {
+      if (isa<amx::AMXDialect>(op->getDialect()))
+        any = true;
+    });
+    if (!any)
+      return;
+    LLVMTypeConverter converter(&getContext());
+    RewritePatternSet patterns(&getContext());
+    populateAMXLegalizeForLLVMExportPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    LLVMConversionTarget target(getContext());
+    configureAMXLegalizeForExportTarget(target);
+    target.addIllegalDialect<cf::ControlFlowDialect>();
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace jitrun
