@@ -197,8 +197,9 @@ def main():
                         "bf16 and inputs rounded to bf16 (f32 accumulation): jitrun's best of %d "
                         "runs in each, the f32 figures from the table above, and the output's "
                         "max |bf16 - f32| / max |f32| on the same input ('-': an all-zero "
-                        "output). AVX512_BF16 hosts run the bf16 matmuls as vdpbf16ps dot "
-                        "products; others widen them to f32.\n\n" % a.runs)
+                        "output). Intel hosts with AMX run the bf16 matmuls of many rows "
+                        "(K a multiple of 32) in AMX tiles, other AVX512_BF16 hosts as "
+                        "vdpbf16ps dot products; others widen them to f32.\n\n" % a.runs)
                 f.write(BF16_HEADER + "\n" + "\n".join(bf16_lines) + "\n")
         print("wrote " + a.write)
 

@@ -368,6 +368,50 @@ CaseFactory typedMatmulCase(const std::string &kind, int64_t m, int64_t n, int64
 }
 
 
+/// `t`'s bytes as an MLIR hex literal (little endian, as held).
+std::string hexLiteral(const HostTensor &t) {
+  static const char *digits = "0123456789ABCDEF";
+  const auto *bytes = static_cast<const unsigned char *>(t.data());
+  std::string hex = "\"0x";
+  hex.reserve(3 + 2 * t.byteSize());
+  for (size_t i = 0; i < t.byteSize(); ++i) {
+    hex += digits[bytes[i] >> 4];
+    hex += digits[bytes[i] & 15];
+  }
+  return hex + "\"";
+}
+
+/// A matmul whose right operand is a constant of the model, as a layer's
+/// weights are (jitrun packs them at compile time): f32, or bf16 x bf16 ->
+/// f32 (AMX tiles on an AMX host, vdpbf16ps on other AVX512_BF16 hosts),
+/// against oneDNN's matmul of the same type on the same values. The two
+/// rows of one shape give bf16's rate against f32's.
+CaseFactory weightsMatmulCase(const std::string &kind, int64_t m, int64_t n, int64_t k) {
+  std::string name = kind + "_weights_matmul_" + std::to_string(m) + "x" + std::to_string(n) +
+                     "x" + std::to_string(k);
+  return {name, [=] {
+            bool bf16 = kind == "bf16";
+            const char *elem = bf16 ? "bf16" : "f32";
+            Case c;
+            c.name = name;
+            c.work = 2.0 * m * n * k;
+            c.reduction = static_cast<double>(k);
+            HostTensor a = bf16 ? randomBf16Tensor({m, k}, 1) : randomTensor({m, k}, 1);
+            HostTensor b = bf16 ? randomBf16Tensor({k, n}, 2) : randomTensor({k, n}, 2);
+            std::string at = tensorType({m, k}, elem), bt = tensorType({k, n}, elem),
+                        ct = tensorType({m, n}, "f32");
+            c.mlir = "func.func @main(%a: " + at + ") -> " + ct + " {\n  %b = arith.constant dense<" +
+                     hexLiteral(b) + "> : " + bt +
+                     "\n  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " + ct +
+                     "\n  %init = linalg.fill ins(%zero : f32) outs(%e : " + ct + ") -> " + ct +
+                     "\n  %r = linalg.matmul ins(%a, %b : " + at + ", " + bt + ") outs(%init : " +
+                     ct + ") -> " + ct + "\n  return %r : " + ct + "\n}\n";
+            c.ref = bf16 ? onednn::prepareMatmulBf16(a, b) : onednn::prepareMatmul(a, b);
+            c.inputs.push_back(std::move(a));
+            return c;
+          }};
+}
+
 CaseFactory int8ConvCase(int64_t oh, int64_t ow, int64_t ch, int64_t f, int64_t kh) {
   std::string name = "int8_conv_nhwc_" + std::to_string(kh) + "x" + std::to_string(kh) +
                      "_1x" + std::to_string(oh) + "x" + std::to_string(ow) + "x" +
@@ -428,6 +472,9 @@ std::vector<CaseFactory> allCases() {
       typedMatmulCase("int8", 384, 768, 768),
       typedMatmulCase("bf16", 384, 768, 768),
       typedMatmulCase("bf16", 64, 128, 96),
+      // Weights in the model: BERT-base's FFN (128 tokens).
+      weightsMatmulCase("f32", 128, 3072, 768),
+      weightsMatmulCase("bf16", 128, 3072, 768),
       int8ConvCase(56, 56, 64, 64, 3),
       int8ConvCase(56, 56, 64, 256, 1),
   };
