@@ -550,7 +550,8 @@ jitrun_status_t jitrun_model_statistics(jitrun_model_t model, jitrun_statistics_
                              s.dispatches, s.executables, s.fills, s.copies, s.workgroups,
                              s.transientBytes, s.intermediateBytes, s.stackBytesMax,
                              s.vectorizedOps, s.scalarOps, s.cachedKernels,
-                             s.compileSeconds, s.vnniKernels, s.cachedProgram};
+                             s.compileSeconds, s.vnniKernels, s.cachedProgram,
+                             s.amxKernels};
   return nullptr;
 }
 

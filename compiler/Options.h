@@ -169,6 +169,8 @@ struct Statistics {
   int64_t vectorizedOps = 0, scalarOps = 0; // distinct kernels: all vector code, or with scalar loops
   /// Kernels (distinct) whose i8 contractions run on AVX-512 VNNI (vpdpbusd).
   int64_t vnniKernels = 0;
+  /// Kernels (distinct) whose bf16 matmuls run in AMX tiles (tdpbf16ps).
+  int64_t amxKernels = 0;
   double compileSeconds = 0;
   /// Kernels loaded from the --cache-dir cache instead of compiled.
   int64_t cachedKernels = 0;

@@ -351,6 +351,7 @@ public:
     d["vector_kernels"] = s.vector_kernels;
     d["scalar_kernels"] = s.scalar_kernels;
     d["vnni_kernels"] = s.vnni_kernels;
+    d["amx_kernels"] = s.amx_kernels;
     d["cached_kernels"] = s.cached_kernels;
     d["cached_program"] = s.cached_program;
     d["compile_seconds"] = s.compile_seconds;

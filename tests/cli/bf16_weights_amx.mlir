@@ -16,3 +16,10 @@
 // RUN: %jitrun %S/bf16_weights_panels.mlir --function=tokens --input=24x64xf32 --weights=bf16 --threads=2 \
 // RUN:   --expected_output=@%t.dot.npy --expected_atol=1e-4 --expected_rtol=1e-5 | FileCheck %s --check-prefix=SAME
 // SAME: result[0]: matches the expected output
+// The statistics count the kernels in AMX tiles:
+// RUN: %jitrun %S/bf16_weights_panels.mlir --function=tokens --input=24x64xf32 --weights=bf16 \
+// RUN:   --dump-statistics=json 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
+// STATS: "amx_kernels":1,
+// RUN: %jitrun %S/bf16_weights_panels.mlir --function=tokens --input=24x64xf32 --weights=bf16 --amx=false \
+// RUN:   --dump-statistics=json 2>&1 >/dev/null | FileCheck %s --check-prefix=NOSTATS
+// NOSTATS: "amx_kernels":0,

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Harness.h"
+#include "contract/Target.h"
 #include "testing/OneDnn.h"
 
 #include <catch2/catch.hpp>
@@ -193,8 +194,9 @@ std::string hexLiteral(const HostTensor &t) {
 /// A bf16 matmul whose right operand is a constant of the model (weights):
 /// packed at compile time, in AMX tiles on an AMX host (pairs of K
 /// interleaved for tdpbf16ps), else in panels for AVX-512 dot products;
-/// also with --amx=false and --force-avx2.
-void checkConstantMatmul(int64_t m, int64_t n, int64_t k, int threads) {
+/// also with --amx=false and --force-avx2. `amxEligible`: the shape takes
+/// the tiles on an AMX host (statistics amx_kernels 1, else 0).
+void checkConstantMatmul(int64_t m, int64_t n, int64_t k, int threads, bool amxEligible) {
   std::string what = "bf16 weights matmul " + std::to_string(m) + "x" + std::to_string(n) +
                      "x" + std::to_string(k);
   uint64_t seed = hashString(what);
@@ -220,7 +222,11 @@ void checkConstantMatmul(int64_t m, int64_t n, int64_t k, int threads) {
     JitrunRun run = makeRun(name, os.str(), {&af}, expected, threads, /*avx2=*/false);
     if (*flag)
       run.extraFlags.push_back(flag);
+    std::string stats;
+    run.statistics = &stats;
     checkClose(runJitrun(run, dir), expected, 1e-4, 1e-4, name, dir);
+    bool tiles = !*flag && amxEligible && hostCpu().amx;
+    CHECK(statisticsField(stats, "amx_kernels").value_or(-1) == (tiles ? 1 : 0));
   }
 }
 
@@ -252,12 +258,14 @@ TEST_CASE("bf16 matmul into bf16 (an all-bf16 model)", "[bf16]") {
 // tile of 5 rows), a ragged one: 33 rows (an edge of one row), 48 columns
 // (panels of 16: one tile of columns); and K = 70, not a whole number of
 // AMX steps (dot products on every host).
-TEST_CASE("bf16 weights matmul 128x768x768", "[bf16]") { checkConstantMatmul(128, 768, 768, 2); }
+TEST_CASE("bf16 weights matmul 128x768x768", "[bf16]") {
+  checkConstantMatmul(128, 768, 768, 2, true);
+}
 
 TEST_CASE("bf16 weights matmul 197x256x512, a ragged 33x48x96, and 33x48x70", "[bf16]") {
-  checkConstantMatmul(197, 256, 512, 1);
-  checkConstantMatmul(33, 48, 96, 2);
-  checkConstantMatmul(33, 48, 70, 2);
+  checkConstantMatmul(197, 256, 512, 1, true);
+  checkConstantMatmul(33, 48, 96, 2, true);
+  checkConstantMatmul(33, 48, 70, 2, false);
 }
 
 TEST_CASE("bf16 convolution 3x3", "[bf16]") {

@@ -293,6 +293,8 @@ typedef struct jitrun_statistics_s {
   /** 1 when the fused program came from the cache (import and fusion
    *  skipped), else 0. */
   int64_t cached_program;
+  /** Kernels whose bf16 matmuls run in AMX tiles (tdpbf16ps). */
+  int64_t amx_kernels;
 } jitrun_statistics_t;
 
 JITRUN_API jitrun_status_t jitrun_model_statistics(jitrun_model_t model,
