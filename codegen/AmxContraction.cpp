@@ -20,6 +20,9 @@
 // last step for the rest of K, and the accumulators stored back. The
 // epilogue then reads the result like any other.
 //
+// tdpbf16ps rounds its sums as f32 FMAs would, but treats denormal bf16
+// inputs and f32 results as zero (values under 1.2e-38).
+//
 // LLVM configures the tiles itself (ldtilecfg from the shapes of the
 // intrinsics); jitrun-codegen-amx-to-llvm lowers the tile ops together
 // with the branches that carry tiles, which upstream's control-flow
@@ -63,33 +66,48 @@ struct AmxShape {
   int64_t rows, cols, pairs;
 };
 
-/// The loop roles of `op` (rows..., p, t, kp, v: maps A (rows..., kp, v),
-/// B (p, kp, t, v), C (rows..., p, t)) when every loop but the last row,
-/// the columns and K is a unit and the tiles fit; failure otherwise.
+/// The loop roles of `op` (A (rows..., kp, v), B (..., kp, t, v), C
+/// (rows..., ..., t): packed panels, maybe expanded by a reshape the
+/// dispatch propagated into it) when every loop but one row loop, the
+/// columns and K is a unit and the tiles fit; failure otherwise.
 static FailureOr<AmxShape> amxShape(linalg::GenericOp op) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics())
+  // A multiply-accumulate body (widened operands, acc + a * b), the only one
+  // tdpbf16ps computes.
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics() ||
+      !linalg::isaContractionOpInterface(op))
     return failure();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap a = maps[0], b = maps[1], c = maps[2];
-  if (a.getNumResults() < 3 || b.getNumResults() != 4 || c.getNumResults() < 3 ||
+  if (a.getNumResults() < 3 || b.getNumResults() < 3 || c.getNumResults() < 2 ||
       !a.isProjectedPermutation() || !b.isProjectedPermutation() ||
       !c.isProjectedPermutation())
     return failure();
+  unsigned na = a.getNumResults(), nb = b.getNumResults();
   AmxShape s;
-  s.vnniLoop = a.getDimPosition(a.getNumResults() - 1);
-  s.pairLoop = a.getDimPosition(a.getNumResults() - 2);
+  s.vnniLoop = a.getDimPosition(na - 1);
+  s.pairLoop = a.getDimPosition(na - 2);
   s.colLoop = c.getDimPosition(c.getNumResults() - 1);
-  s.rowLoop = c.getDimPosition(c.getNumResults() - 3);
-  if (b.getDimPosition(1) != s.pairLoop || b.getDimPosition(2) != s.colLoop ||
-      b.getDimPosition(3) != s.vnniLoop)
+  if (b.getDimPosition(nb - 3) != s.pairLoop || b.getDimPosition(nb - 2) != s.colLoop ||
+      b.getDimPosition(nb - 1) != s.vnniLoop)
     return failure();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  for (auto [i, r] : llvm::enumerate(ranges)) {
-    if (ShapedType::isDynamic(r))
-      return failure();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return failure();
+  // The rows: A's other loops; at most one of them is not a unit.
+  s.rowLoop = a.getDimPosition(na - 3);
+  int nonUnitRows = 0;
+  for (unsigned d = 0; d + 2 < na; ++d) {
+    unsigned loop = a.getDimPosition(d);
+    if (ranges[loop] != 1) {
+      s.rowLoop = loop;
+      ++nonUnitRows;
+    }
+  }
+  if (nonUnitRows > 1 || !c.isFunctionOfDim(s.rowLoop))
+    return failure();
+  for (auto [i, r] : llvm::enumerate(ranges))
     if (i != s.rowLoop && i != s.colLoop && i != s.pairLoop && i != s.vnniLoop && r != 1)
       return failure();
-  }
   s.rows = ranges[s.rowLoop];
   s.cols = ranges[s.colLoop];
   s.pairs = ranges[s.pairLoop];
@@ -254,7 +272,7 @@ struct AmxContractionsPass final
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp g : marked)
       if (!rewriteToTiles(rewriter, g))
-        g.emitRemark("bf16 contraction left to scalar loops: its tile does not fit AMX tiles");
+        g.emitRemark("bf16 contraction left to scalar loops: its shape, layout or body does not fit AMX tiles");
   }
 };
 

@@ -9,6 +9,7 @@
 
 #include "codegen/Passes.h"
 #include "codegen/Strategy.h"
+#include "contract/Dispatch.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -48,6 +49,19 @@ static bool expandReshapesIntoContraction(RewriterBase &rewriter, func::FuncOp f
     rewriter.setInsertionPoint(op);
     (void)linalg::generalizeNamedOp(rewriter, op);
   }
+  // The expanded contraction is a new op: it keeps the AMX mark (and the
+  // packed panels') of the one it replaces, found by its weights.
+  auto weightsOf = [](linalg::LinalgOp op) {
+    Value v = op.getDpsInputOperand(1)->get();
+    while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(v.getDefiningOp()))
+      v = v.getDefiningOp()->getOperand(0);
+    return v;
+  };
+  llvm::DenseMap<Value, DictionaryAttr> marks;
+  fn.walk([&](linalg::GenericOp g) {
+    if (g->hasAttr(kAmxTilesAttrName) && g.getNumDpsInputs() == 2)
+      marks[weightsOf(g)] = g->getDiscardableAttrDictionary();
+  });
   MLIRContext *ctx = fn.getContext();
   RewritePatternSet patterns(ctx);
   linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
@@ -56,6 +70,14 @@ static bool expandReshapesIntoContraction(RewriterBase &rewriter, func::FuncOp f
   tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
   linalg::FillOp::getCanonicalizationPatterns(patterns, ctx);
   (void)applyPatternsGreedily(fn, std::move(patterns));
+  if (!marks.empty())
+    fn.walk([&](linalg::GenericOp g) {
+      if (g.getNumDpsInputs() == 2 && !g->hasAttr(kAmxTilesAttrName) &&
+          linalg::isaContractionOpInterface(g))
+        if (auto it = marks.find(weightsOf(g)); it != marks.end())
+          for (NamedAttribute a : it->second)
+            g->setAttr(a.getName(), a.getValue());
+    });
   // A reshape left after a linalg op means the ops before it cannot be
   // tiled with the consumer: say so. The accumulators' tensor.empty in the
   // expanded shape becomes a stack buffer of that shape, not an

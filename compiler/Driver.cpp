@@ -186,7 +186,7 @@ llvm::Error Compilation::compileKernels() {
       ++stats.scalarOps;
     if (r.vnni)
       ++stats.vnniKernels;
-    stats.amxKernels += llvm::StringRef(k.job.text).contains(kAmxTilesAttrName) ? 1 : 0;
+    stats.amxKernels += r.amx ? 1 : 0;
     if (r.fromCache)
       ++stats.cachedKernels;
     ++stats.executables;

@@ -172,6 +172,7 @@ static CompiledKernel compileKernelIsolated(KernelWorkspace &workspace, const st
   kernelFn.walk([&](LLVM::CallIntrinsicOp call) {
     r.vnni |= call.getIntrin().starts_with("llvm.x86.avx512.vpdpbusd");
   });
+  kernelFn.walk([&](amx::TileMulFOp) { r.amx = true; });
   // Diagnostics named the dispatch; machine code is named after the
   // kernel's content, so that cached objects never clash in the JIT.
   kernelFn.setSymName(symbol);
@@ -194,7 +195,8 @@ static CompiledKernel compileKernelIsolated(KernelWorkspace &workspace, const st
 }
 
 /// The kernel cache: one file per kernel, `DIR/KEY.jrk`: a header line
-///   jitrun-kernel KEY WORKGROUPS STACK_BYTES VECTOR VNNI OBJECT_BYTES SHA256
+///   jitrun-kernel KEY WORKGROUPS STACK_BYTES VECTOR ISA OBJECT_BYTES SHA256
+/// (ISA: 1 for VNNI dot products, plus 2 for AMX tiles)
 /// then the object file. The checksum covers the header's fields and the
 /// object. An entry is used only when its key is the one asked for, its
 /// checksum and fields are sound and its object defines the kernel's symbol:
@@ -213,7 +215,8 @@ static std::string cacheChecksum(llvm::StringRef fields, llvm::StringRef object)
 
 static std::string cacheFields(const std::string &key, const CompiledKernel &r) {
   return key + " " + std::to_string(r.workgroups) + " " + std::to_string(r.stackBytes) + " " +
-         (r.vector ? "1" : "0") + " " + (r.vnni ? "1" : "0") + " " +
+         (r.vector ? "1" : "0") + " " + std::to_string((r.vnni ? 1 : 0) | (r.amx ? 2 : 0)) +
+         " " +
          std::to_string(r.object.size());
 }
 
@@ -259,7 +262,7 @@ static bool readCacheEntry(const std::string &dir, const std::string &key,
       f[5].getAsInteger(10, vnni) || f[6].getAsInteger(10, size))
     return false;
   if (wg < 1 || wg > kMaxWorkgroups || sb < 0 || (vec != 0 && vec != 1) ||
-      (vnni != 0 && vnni != 1) || size < 1 || static_cast<uint64_t>(size) != object.size())
+      vnni < 0 || vnni > 3 || size < 1 || static_cast<uint64_t>(size) != object.size())
     return false;
   std::string fields = header.drop_front(kCacheMagic.size() + 1).rsplit(' ').first.str();
   if (cacheChecksum(fields, object) != f[7])
@@ -273,7 +276,8 @@ static bool readCacheEntry(const std::string &dir, const std::string &key,
   r.workgroups = wg;
   r.stackBytes = sb;
   r.vector = vec != 0;
-  r.vnni = vnni != 0;
+  r.vnni = (vnni & 1) != 0;
+  r.amx = (vnni & 2) != 0;
   r.fromCache = true;
   return true;
 }

@@ -38,6 +38,7 @@ struct CompiledKernel {
   int64_t workgroups = 1, stackBytes = 0;
   bool vector = false; // innermost code is vector code
   bool vnni = false;   // uses AVX-512 VNNI dot products
+  bool amx = false;    // bf16 matmuls in AMX tiles (tdpbf16ps)
   bool fromCache = false;
   std::vector<std::string> warnings;
   std::string error; // empty on success

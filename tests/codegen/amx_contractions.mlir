@@ -8,7 +8,8 @@
 // unroll the loop: straight-line steps let its scheduler load later steps'
 // tiles early, and the tile registers ran out. An edge tile of
 // rows takes tiles of fewer rows (5 here). A contraction whose tile does
-// not fit (64 columns: 4 tiles of columns) stays for the scalar loops,
+// not fit (64 columns: 4 tiles of columns), or whose body is not a
+// multiply-accumulate, stays for the scalar loops,
 // with a remark.
 // RUN: %jit-opt %s --split-input-file --verify-diagnostics --mlir-print-local-scope \
 // RUN:   --pass-pipeline='builtin.module(func.func(jitrun-codegen-amx-contractions))' | FileCheck %s
@@ -94,13 +95,36 @@ func.func @edge_rows(%a: memref<5x32x2xbf16>, %b: memref<1x32x16x2xbf16>, %c: me
 // CHECK-NOT: amx.
 // CHECK: linalg.generic
 func.func @too_wide(%a: memref<16x16x2xbf16>, %b: memref<1x16x64x2xbf16>, %c: memref<16x1x64xf32>) {
-  // expected-remark @below {{bf16 contraction left to scalar loops: its tile does not fit AMX tiles}}
+  // expected-remark @below {{bf16 contraction left to scalar loops: its shape, layout or body does not fit AMX tiles}}
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
       ins(%a, %b : memref<16x16x2xbf16>, memref<1x16x64x2xbf16>) outs(%c : memref<16x1x64xf32>) attrs = {jitrun.amx_tiles} {
   ^bb0(%x: bf16, %y: bf16, %acc: f32):
     %xf = arith.extf %x : bf16 to f32
     %yf = arith.extf %y : bf16 to f32
     %p = arith.mulf %xf, %yf fastmath<contract> : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>
+#b = affine_map<(d0, d1, d2, d3, d4) -> (d1, d3, d2, d4)>
+#c = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>
+// A body that is not a multiply-accumulate is not what tdpbf16ps computes.
+// CHECK-LABEL: func.func @not_a_contraction
+// CHECK-NOT: amx.
+// CHECK: linalg.generic
+func.func @not_a_contraction(%a: memref<16x16x2xbf16>, %b: memref<1x16x16x2xbf16>, %c: memref<16x1x16xf32>) {
+  // expected-remark @below {{bf16 contraction left to scalar loops: its shape, layout or body does not fit AMX tiles}}
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%a, %b : memref<16x16x2xbf16>, memref<1x16x16x2xbf16>) outs(%c : memref<16x1x16xf32>) attrs = {jitrun.amx_tiles} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.subf %xf, %yf : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }
