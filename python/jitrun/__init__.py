@@ -128,7 +128,7 @@ def load(model, *, threads=0, fusion="default", function=None, cache_dir=None,
     weights: "bf16" stores f32 matmul weights as bf16 (their inputs rounded
         to bf16, f32 accumulation): half the weight bytes, results as
         accurate as bf16 inputs allow. Matmuls of many rows run in AMX tiles
-        on Intel hosts with AMX (2.5-3.4x f32's speed on BERT-size
+        on Intel hosts with AMX (2.4-3.2x f32's speed on BERT-size
         encoders), as AVX512_BF16 dot products on AMD ones (twice f32's
         rate), widened to f32 elsewhere.
     amx: False keeps bf16 matmuls off the AMX tiles (AVX-512 dot products).
