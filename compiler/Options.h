@@ -106,8 +106,9 @@ struct CompileOptions {
   /// vdpbf16ps where the host has AVX512_BF16; results round as bf16 inputs do.
   bool bf16Weights = false;
   /// bf16 x bf16 -> f32 matmuls of many rows in AMX tiles (tdpbf16ps) where
-  /// the host has AMX and Linux grants this process its tile state; false:
-  /// AVX-512 dot products.
+  /// the host has AMX and Linux grants this process its tile state (asked
+  /// at the first such compile); false: AVX-512 dot products, and the tile
+  /// state is never asked for.
   bool amx = true;
   uint64_t stackLimitBytes = 32768;
   bool failOnStackLimit = true;

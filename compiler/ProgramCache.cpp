@@ -24,7 +24,7 @@ static constexpr llvm::StringLiteral kProgramCacheVersion = "jitrun-program-1";
 static constexpr llvm::StringLiteral kMagic = "jitrun-program";
 
 bool usesAmx(const CompileOptions &options) {
-  return options.amx && !options.reference && !options.forceAvx2 && hostCpu().amx;
+  return options.amx && !options.reference && !options.forceAvx2 && amxTileStateGranted();
 }
 
 static std::string blake3Hex(llvm::StringRef bytes) {

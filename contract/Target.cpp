@@ -48,12 +48,17 @@ const HostCpu &hostCpu() {
       if (f.second && f.first() == "amx-tile")
         amxTile = true;
     }
-    c.amx = c.avx512 && amxBf16 && amxTile && requestAmxPermission();
+    c.amx = c.avx512 && amxBf16 && amxTile;
     llvm::sort(feats);
     c.features = llvm::join(feats, ",");
     return c;
   }();
   return cpu;
+}
+
+bool amxTileStateGranted() {
+  static const bool granted = hostCpu().amx && requestAmxPermission();
+  return granted;
 }
 
 void targetFor(bool forceAvx2, std::string &cpu, std::vector<std::string> &feats) {

@@ -23,9 +23,8 @@ struct HostCpu {
   bool vnni = false;
   /// AVX512_BF16 (vdpbf16ps: bf16 pairs into f32 lanes).
   bool bf16 = false;
-  /// AMX tiles with bf16 (tdpbf16ps), and Linux granted this process the
-  /// tile data state (arch_prctl ARCH_REQ_XCOMP_PERM): without it the first
-  /// tile instruction dies of SIGILL.
+  /// AMX tiles with bf16 (tdpbf16ps). Usable only once Linux grants the
+  /// process the tile data state: amxTileStateGranted().
   bool amx = false;
   /// Widest vector register to use, in bits (512, 256 or 128).
   unsigned vectorBits() const { return avx512 ? 512 : avx2 ? 256 : 128; }
@@ -33,6 +32,14 @@ struct HostCpu {
 
 /// Detects the host CPU once.
 const HostCpu &hostCpu();
+
+/// True when the host has AMX and Linux grants this process the AMX tile
+/// data state (arch_prctl ARCH_REQ_XCOMP_PERM, asked once, on the first
+/// call): without it the first tile instruction dies of SIGILL. Asked only
+/// by a compile that may use the tiles, since the grant enlarges the signal
+/// frames of every thread of the host process (a sigaltstack too small for
+/// them is refused from then on).
+bool amxTileStateGranted();
 
 /// The CPU name and feature list kernels are compiled for: the host's, or
 /// Haswell without AVX-512 with `forceAvx2`.

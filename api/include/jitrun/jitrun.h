@@ -185,7 +185,10 @@ JITRUN_API jitrun_status_t jitrun_options_set_force_avx2(jitrun_options_t option
                                                          int force);
 /** Nonzero (default): bf16 matmuls of many rows (bf16 models, or
  *  "bf16" weights) run in AMX tiles where the host has AMX and Linux grants
- *  the process the tile state; zero: AVX-512 dot products. */
+ *  the process the tile state (asked for at the first compile; the grant
+ *  enlarges every thread's signal frames, so a sigaltstack too small for
+ *  them is refused from then on); zero: AVX-512 dot products, and the tile
+ *  state is never asked for. */
 JITRUN_API jitrun_status_t jitrun_options_set_amx(jitrun_options_t options, int use);
 
 /** A static shape for the model input `name` whose dims are symbolic (an ONNX
