@@ -308,10 +308,10 @@ def AmxContractionsPass : Pass<"jitrun-codegen-amx-contractions", "func::FuncOp"
     besides up to 32 rows, 16 or 32 columns and K) becomes AMX tile code:
     accumulator tiles loaded from C, a loop over K in steps of 16 pairs
     carrying them (two tiles of A and of B loaded per step, tdpbf16ps into
-    each accumulator; marked for LLVM not to unroll it), the rest of K,
-    the tiles stored back to C. One that
-    does not fit (dynamic shapes, strided rows) is left to the scalar loops
-    with a remark.
+    each accumulator; marked for LLVM not to unroll it), the tiles stored
+    back to C. One that does not fit (dynamic shapes, strided rows, K not
+    two or more whole steps, a body that is not a multiply-accumulate) is
+    left to the scalar loops with a remark.
   }];
   let dependentDialects = ["amx::AMXDialect", "arith::ArithDialect", "scf::SCFDialect",
                            "LLVM::LLVMDialect"];

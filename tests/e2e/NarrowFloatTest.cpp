@@ -24,6 +24,8 @@
 #include "contract/Target.h"
 #include "testing/OneDnn.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <catch2/catch.hpp>
 
 #include <sstream>
@@ -181,14 +183,9 @@ constexpr ElementType BF16Type = ElementType::BF16;
 
 /// `t`'s bytes as an MLIR hex literal (little endian, as held).
 std::string hexLiteral(const HostTensor &t) {
-  static const char *digits = "0123456789ABCDEF";
-  const auto *bytes = static_cast<const unsigned char *>(t.data());
-  std::string hex = "\"0x";
-  for (size_t i = 0; i < t.byteSize(); ++i) {
-    hex += digits[bytes[i] >> 4];
-    hex += digits[bytes[i] & 15];
-  }
-  return hex + "\"";
+  return "\"0x" +
+         llvm::toHex(llvm::StringRef(static_cast<const char *>(t.data()), t.byteSize())) +
+         "\"";
 }
 
 /// A bf16 matmul whose right operand is a constant of the model (weights):

@@ -8,6 +8,8 @@
 
 #include "bench/Cases.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <array>
 #include <cstring>
 #include <random>
@@ -370,15 +372,9 @@ CaseFactory typedMatmulCase(const std::string &kind, int64_t m, int64_t n, int64
 
 /// `t`'s bytes as an MLIR hex literal (little endian, as held).
 std::string hexLiteral(const HostTensor &t) {
-  static const char *digits = "0123456789ABCDEF";
-  const auto *bytes = static_cast<const unsigned char *>(t.data());
-  std::string hex = "\"0x";
-  hex.reserve(3 + 2 * t.byteSize());
-  for (size_t i = 0; i < t.byteSize(); ++i) {
-    hex += digits[bytes[i] >> 4];
-    hex += digits[bytes[i] & 15];
-  }
-  return hex + "\"";
+  return "\"0x" +
+         llvm::toHex(llvm::StringRef(static_cast<const char *>(t.data()), t.byteSize())) +
+         "\"";
 }
 
 /// A matmul whose right operand is a constant of the model, as a layer's
