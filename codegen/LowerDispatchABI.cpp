@@ -21,11 +21,18 @@ using namespace mlir;
 namespace jitrun {
 namespace {
 
-static MemRefType bufferType(Type type) {
+/// The buffer of a static tensor: row-major, or with `strides` (elements)
+/// when the host program binds it to a box of a larger buffer.
+static MemRefType bufferType(Type type, llvm::ArrayRef<int64_t> strides = {}) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
     return nullptr;
-  return MemRefType::get(tensor.getShape(), tensor.getElementType());
+  if (strides.empty())
+    return MemRefType::get(tensor.getShape(), tensor.getElementType());
+  if (strides.size() != static_cast<size_t>(tensor.getRank()))
+    return nullptr;
+  return MemRefType::get(tensor.getShape(), tensor.getElementType(),
+                         StridedLayoutAttr::get(type.getContext(), 0, strides));
 }
 
 /// Follows destination-passing-style inits from `result` back to the operand
@@ -51,9 +58,20 @@ struct LowerDispatchABIPass final
     if (!fn->hasAttr(kDispatchAttrName) || fn.isExternal())
       return;
     FunctionType type = fn.getFunctionType();
+    auto resultStrides = fn->getAttrOfType<ArrayAttr>(kResultStridesAttrName);
+    if (resultStrides && resultStrides.size() != type.getNumResults()) {
+      fn.emitOpError() << "has " << resultStrides.size() << " result strides for "
+                       << type.getNumResults() << " results";
+      return signalPassFailure();
+    }
     SmallVector<Type> argTypes;
-    for (Type t : llvm::concat<const Type>(type.getInputs(), type.getResults())) {
-      MemRefType mt = bufferType(t);
+    for (auto [i, t] :
+         llvm::enumerate(llvm::concat<const Type>(type.getInputs(), type.getResults()))) {
+      llvm::ArrayRef<int64_t> strides;
+      if (resultStrides && i >= type.getNumInputs())
+        if (auto s = dyn_cast<DenseI64ArrayAttr>(resultStrides[i - type.getNumInputs()]))
+          strides = s.asArrayRef();
+      MemRefType mt = bufferType(t, strides);
       if (!mt) {
         fn.emitOpError() << "dispatch operand of type " << t
                          << " is not a statically shaped tensor; jitrun kernels "

@@ -100,7 +100,12 @@ public:
     std::vector<std::string> checks;
   };
   /// Registers a dispatch's kernel (deduplicated); returns its index.
-  int registerKernel(mlir::func::FuncOp dispatch);
+  /// `resultStrides`, empty or one entry per result: the element strides of
+  /// the buffer each result is written to (empty: its own buffer).
+  int registerKernel(mlir::func::FuncOp dispatch,
+                     llvm::ArrayRef<std::vector<int64_t>> resultStrides = {});
+  /// The cache key of a dispatch's kernel (equal bodies, equal keys).
+  std::string kernelKey(mlir::func::FuncOp dispatch) const;
   /// Compiles every registered kernel, in parallel and through the cache,
   /// loads them and binds the dispatch commands to them.
   llvm::Error compileKernels();

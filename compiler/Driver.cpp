@@ -14,6 +14,7 @@
 #include "compiler/ProgramCache.h"
 
 #include "codegen/Passes.h"
+#include "contract/Dispatch.h"
 #include "fusion/Passes.h"
 #include "onnx/Import.h"
 #include "support/Files.h"
@@ -122,84 +123,6 @@ llvm::Error Compilation::runPasses(ModuleOp module,
     if (diags.errors.empty())
       diags.errors = "a compiler pass failed\n";
     return compileError(llvm::StringRef(diags.errors).rtrim());
-  }
-  return llvm::Error::success();
-}
-
-int Compilation::registerKernel(func::FuncOp dispatch) {
-  KernelJob job = KernelCompiler(options).makeJob(dispatch);
-  if (auto it = kernelIndex.find(job.key); it != kernelIndex.end())
-    return it->second;
-  kernelIndex[job.key] = static_cast<int>(kernels.size());
-  kernels.push_back(PendingKernel{std::move(job)});
-  return static_cast<int>(kernels.size() - 1);
-}
-
-llvm::Error Compilation::compileKernels() {
-  KernelCompiler compiler(options);
-  std::vector<KernelJob> jobs;
-  for (const PendingKernel &k : kernels)
-    jobs.push_back(k.job);
-  std::vector<CompiledKernel> results = compiler.compileAll(jobs, warnings);
-  // Errors in program order: the first failing dispatch is reported.
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    PendingKernel &k = kernels[i];
-    CompiledKernel &r = results[i];
-    if (!r.error.empty())
-      return compileError(r.error);
-    for (std::string &w : r.warnings)
-      warnings.push_back(w);
-    if (r.workgroups < 1 || r.workgroups > kMaxWorkgroups)
-      return makeError(ErrorCode::CompileError, "kernel '" + k.job.name +
-                                                    "' has " + llvm::Twine(r.workgroups) +
-                                                    " workgroups");
-    auto load = [&]() -> llvm::Expected<KernelFn> {
-      if (llvm::Error e = jit->addObject(r.object, k.job.symbol))
-        return std::move(e);
-      llvm::Expected<const char *> checks = jit->lookupChecks(k.job.symbol);
-      if (!checks)
-        return checks.takeError();
-      k.checks.clear();
-      llvm::SmallVector<llvm::StringRef> lines;
-      llvm::StringRef(*checks).split(lines, '\n', -1, /*KeepEmpty=*/false);
-      for (llvm::StringRef line : lines)
-        k.checks.push_back(line.str());
-      return jit->lookup(k.job.symbol);
-    };
-    llvm::Expected<KernelFn> fn = load();
-    if (!fn && r.fromCache) {
-      // A cached object the JIT refuses is a miss too: compile it again.
-      llvm::consumeError(fn.takeError());
-      r = compiler.recompile(k.job);
-      if (!r.error.empty())
-        return compileError(r.error);
-      fn = load();
-    }
-    if (!fn)
-      return fn.takeError();
-    k.fn = *fn;
-    k.workgroups = r.workgroups;
-    stats.stackBytesMax = std::max(stats.stackBytesMax, r.stackBytes);
-    if (r.vector)
-      ++stats.vectorizedOps;
-    else
-      ++stats.scalarOps;
-    if (r.vnni)
-      ++stats.vnniKernels;
-    stats.amxKernels += r.amx ? 1 : 0;
-    if (r.fromCache)
-      ++stats.cachedKernels;
-    ++stats.executables;
-  }
-  program.kernelChecks.clear();
-  for (const PendingKernel &k : kernels)
-    program.kernelChecks.push_back(k.checks);
-  for (Command &c : program.commands) {
-    if (c.kind != Command::Dispatch)
-      continue;
-    c.fn = kernels[c.kernel].fn;
-    c.workgroups = kernels[c.kernel].workgroups;
-    stats.workgroups += c.workgroups;
   }
   return llvm::Error::success();
 }

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Compilation.h"
+#include "compiler/HostLowering.h"
 #include "contract/Location.h"
 
 #include "codegen/Passes.h"
@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <new>
 #include <pthread.h>
 
@@ -114,84 +115,6 @@ static void describeDispatch(func::FuncOp callee, std::string &opName, std::stri
   flops = (multiplyAdd ? 2.0 : 1.0) * static_cast<double>(*work);
 }
 
-namespace {
-
-/// Lowers the host function (the entry after fusion) to the HostProgram:
-/// one method per op kind, each appending its commands and recording the
-/// buffers or registers of its results.
-class HostLowering {
-public:
-  HostLowering(Compilation &comp, ModuleOp module)
-      : comp(comp), p(comp.program), module(module) {}
-
-  /// Inputs and results of `entry`, then its body, then the buffer plan and
-  /// each command's bytes for --profile.
-  llvm::Error run(func::FuncOp entry);
-
-private:
-  llvm::Error lowerBlock(Block &block);
-  llvm::Error lowerOp(Operation &op);
-  llvm::Error lowerConstant(Operation &op, arith::ConstantOp cst);
-  llvm::Error lowerCall(Operation &op, func::CallOp call);
-  llvm::Error lowerFill(Operation &op, linalg::FillOp fill);
-  llvm::Error lowerCast(Operation &op, tensor::CastOp cast);
-  llvm::Error lowerInsertSlice(Operation &op, tensor::InsertSliceOp insert);
-  llvm::Error lowerExtractSlice(Operation &op, tensor::ExtractSliceOp extract);
-  llvm::Error lowerReturn(Operation &op, func::ReturnOp ret);
-  llvm::Error lowerFor(Operation &op, scf::ForOp loop);
-  llvm::Error lowerWhile(Operation &op, scf::WhileOp loop);
-  llvm::Error lowerIf(Operation &op, scf::IfOp branch);
-  llvm::Error lowerCondition(Operation &op, scf::ConditionOp cond);
-  llvm::Error lowerYield(Operation &op, scf::YieldOp yield);
-  llvm::Error lowerExtract(Operation &op, tensor::ExtractOp extract);
-  /// An arith op on host scalars.
-  llvm::Error lowerScalar(Operation &op);
-  /// A slice copy between `src` and the buffer of `dstVal` (an insert_slice
-  /// when !sliceIsSource, an extract_slice when it is).
-  llvm::Error makeCopy(Operation &op, Value src, RankedTensorType srcType, Value dstVal,
-                       RankedTensorType dstType, llvm::ArrayRef<int64_t> offsets,
-                       llvm::ArrayRef<int64_t> sizes, llvm::ArrayRef<int64_t> strides,
-                       ValueRange dynamicOffsets, bool sliceIsSource);
-
-  static std::string shapeName(Type t) {
-    std::optional<TensorSpec> spec = tensorSpecOf(t);
-    return spec ? spec->str() : std::string("?");
-  }
-  static unsigned widthOf(Type t) {
-    if (auto i = dyn_cast<IntegerType>(t))
-      return i.getWidth();
-    return 64; // index, and floats (held as double)
-  }
-  int newIntermediate(Value v);
-  /// A value's buffer, materialized on first use for tensor.empty.
-  int lookup(Value v);
-  /// `v` is an intermediate that no value read after `user` shares: `user`
-  /// may write it in place.
-  bool isExclusive(Value v, Operation *user);
-  /// The register of host scalar `v` (constants get one on first use).
-  std::optional<int> scalarReg(Value v);
-  /// Loop-carried values live in buffers of their own: the region
-  /// arguments, the loop results and what each iteration yields all land in
-  /// them. transfer() copies `values` into `carried`, through temporaries
-  /// when one value's buffer is another's destination (a swap).
-  void transfer(ValueRange values, llvm::ArrayRef<int> carried);
-  /// Buffers for a loop's carried `args`, filled from `inits`.
-  llvm::Expected<std::vector<int>> carry(Operation *loop, ValueRange inits, ValueRange args);
-
-  Compilation &comp;
-  HostProgram &p;
-  ModuleOp module;
-  Statistics &stats = comp.stats;
-  llvm::DenseMap<Value, int> bufferOf;
-  /// Scalars of the host program live in registers: constants get their
-  /// value at the start of a run, the rest are computed by Scalar/Extract
-  /// commands and loop counters.
-  llvm::DenseMap<Value, int> regOf;
-  std::vector<std::vector<int>> carriedStack;
-  std::vector<size_t> whileStack; // the While commands being emitted
-};
-
-} // namespace
 
 int HostLowering::newIntermediate(Value v) {
   TensorSpec spec = *tensorSpecOf(v.getType());
@@ -327,15 +250,26 @@ llvm::Error HostLowering::run(func::FuncOp entry) {
 
   if (llvm::Error e = lowerBlock(entry.getBody().front()))
     return e;
+  finishInPlaceWrites();
+  for (const CallSite &site : calls)
+    p.commands[site.command].kernel = comp.registerKernel(site.callee, site.resultStrides);
   p.plan();
   stats.transientBytes = static_cast<int64_t>(p.arenaBytes);
   stats.intermediateBytes = static_cast<int64_t>(p.intermediateBytes);
   if (llvm::Error e = comp.checkMemoryLimit("the host program"))
     return e;
-  for (Command &c : p.commands) {
+  for (auto [ci, c] : llvm::enumerate(p.commands)) {
     switch (c.kind) {
     case Command::Dispatch: {
-      std::vector<int> distinct = c.bindings;
+      // Each buffer once; a box written in place by its own bytes.
+      std::vector<int> distinct;
+      for (auto [i, b] : llvm::enumerate(c.bindings)) {
+        auto box = inPlace.find({ci, i});
+        if (box != inPlace.end())
+          c.bytes += box->second.bytes;
+        else
+          distinct.push_back(b);
+      }
       llvm::sort(distinct);
       distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
       for (int b : distinct)
@@ -459,16 +393,18 @@ llvm::Error HostLowering::lowerCall(Operation &op, func::CallOp call) {
   if (!callee || !callee->hasAttr(kDispatchAttrName))
     return opError(&op, comp, "calls to functions are not supported in the host program");
   Command c{Command::Dispatch};
-  c.kernel = comp.registerKernel(callee);
   c.name = callee.getSymName().str();
   describeDispatch(callee, c.op, c.location, c.flops);
   for (Value arg : call.getOperands())
     c.bindings.push_back(lookup(arg));
-  for (Value res : call.getResults()) {
+  for (auto [i, res] : llvm::enumerate(call.getResults())) {
     int b = newIntermediate(res);
     bufferOf[res] = b;
     c.bindings.push_back(b);
+    callResult[res] = {calls.size(), static_cast<unsigned>(i)};
   }
+  calls.push_back(CallSite{p.commands.size(), callee,
+                           std::vector<std::vector<int64_t>>(call.getNumResults())});
   p.commands.push_back(std::move(c));
   ++stats.dispatches;
   return llvm::Error::success();
@@ -554,6 +490,9 @@ llvm::Error HostLowering::lowerInsertSlice(Operation &op, tensor::InsertSliceOp 
     ++stats.copies;
   }
   bufferOf[insert.getResult()] = out;
+  // The copy stays even when the dispatch writes the box in place: it is
+  // dropped there only if finishInPlaceWrites() keeps the write.
+  writeInPlace(insert, out);
   return makeCopy(op, insert.getSource(), insert.getSourceType(),
                   insert.getResult(), insert.getDestType(),
                   insert.getStaticOffsets(), insert.getStaticSizes(),
@@ -828,6 +767,7 @@ llvm::Error HostLowering::makeCopy(Operation &op, Value src, RankedTensorType sr
   // The fill writes only the border; the copy writes the box.
   Command *prev = p.commands.empty() ? nullptr : &p.commands.back();
   if (!sliceIsSource && prev && prev->kind == Command::Fill && prev->dst == cc.dst &&
+      prev->holeSizes.empty() &&
       offsetRegs.empty() && prev->shape.size() == cc.sizes.size() &&
       llvm::all_of(cc.dstStrides, [](int64_t s) { return s == 1; })) {
     prev->holeOffsets = cc.dstOffsets;

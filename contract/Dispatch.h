@@ -29,6 +29,12 @@ constexpr llvm::StringLiteral kDispatchAttrName = "jitrun.dispatch";
 constexpr llvm::StringLiteral kPackedPanelsAttrName = "jitrun.packed_panels";
 /// A bf16 contraction over VNNI panels that codegen computes in AMX tiles.
 constexpr llvm::StringLiteral kAmxTilesAttrName = "jitrun.amx_tiles";
+/// On a dispatch function about to be compiled: per result, the element
+/// strides of the buffer it writes (an array of DenseI64ArrayAttr; empty:
+/// its own row-major buffer). The host program binds such a result to its
+/// box in a larger buffer (a branch's channels of a concat, a padded
+/// buffer's interior), so that no copy moves it there.
+constexpr llvm::StringLiteral kResultStridesAttrName = "jitrun.result_strides";
 
 /// `acc + x * y` in floating point, as the body of a multiply-accumulate
 /// generic that fusion builds (packed weight panels, grouped convolutions,

@@ -462,8 +462,10 @@ llvm::Error HostProgram::runRange(size_t begin, size_t end, ThreadPool &pool, Ru
     switch (c.kind) {
     case Command::Dispatch: {
       args.clear();
-      for (int b : c.bindings)
-        args.push_back(ptrs[b]);
+      for (size_t i = 0; i < c.bindings.size(); ++i)
+        args.push_back(c.bindingOffsets.empty()
+                           ? ptrs[c.bindings[i]]
+                           : static_cast<uint8_t *>(ptrs[c.bindings[i]]) + c.bindingOffsets[i]);
       // Kernels with bounds checks take the status word after their
       // buffers; the others never read it.
       const bool checked = !kernelChecks[c.kernel].empty();

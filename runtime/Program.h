@@ -82,6 +82,9 @@ struct Command {
   int kernel = -1; // index of the distinct kernel
   int64_t workgroups = 1;
   std::vector<int> bindings;
+  // Byte offsets into the bound buffers (empty: all 0): a result written
+  // into its box of a larger buffer, with strides compiled into the kernel.
+  std::vector<int64_t> bindingOffsets;
   // --profile: the dispatch function or `fill:SHAPE`/`copy:SRC->DST`, the
   // root op, the root's FLOPs and the bytes read plus written per run, and
   // the source position (file:line:col) of the root or op ("" if none).

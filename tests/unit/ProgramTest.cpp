@@ -247,6 +247,45 @@ TEST_CASE("interpreter: dispatches run every workgroup on the pool", "[program]"
   }
 }
 
+TEST_CASE("interpreter: a binding's offset points the kernel into its box", "[program]") {
+  // Two dispatches double halves of the input into the two ends of one
+  // 80-float result (a concat whose parts are written in place): bytes
+  // 0-127 and 192-319; the fill's 7s stay in between.
+  ThreadPool pool(2);
+  HostProgram p;
+  int x = p.addBuffer(buffer(BufferKind::Input, 0, 64 * 4));
+  int y = p.addBuffer(buffer(BufferKind::Output, 0, 80 * 4));
+  p.inputSpecs = {{ElementType::F32, {64}}};
+  p.outputSpecs = {{ElementType::F32, {80}}};
+  Command fill{Command::Fill};
+  fill.dst = y;
+  float seven = 7;
+  fill.pattern.resize(4);
+  std::memcpy(fill.pattern.data(), &seven, 4);
+  fill.shape = {80};
+  Command low{Command::Dispatch};
+  low.fn = doubleKernel;
+  low.kernel = 0;
+  low.workgroups = 32;
+  low.bindings = {x, y};
+  low.name = "low";
+  Command high = low;
+  high.name = "high";
+  high.bindingOffsets = {32 * 4, 48 * 4};
+  p.commands = {fill, low, high};
+  p.outputs = {y};
+  p.kernelChecks = {{}};
+  HostTensor in = iota({64});
+  auto r = run(p, {&in}, pool);
+  REQUIRE(static_cast<bool>(r));
+  std::vector<float> want(80, 7.0f);
+  for (int i = 0; i < 32; ++i) {
+    want[i] = 2.0f * i;
+    want[48 + i] = 2.0f * (32 + i);
+  }
+  CHECK(values((*r)[0]) == want);
+}
+
 TEST_CASE("interpreter: inputs are checked against the program", "[program]") {
   ThreadPool pool(1);
   HostProgram p;

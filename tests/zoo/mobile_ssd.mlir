@@ -22,8 +22,8 @@
 
 // CHECK: result[0]: matches the expected output
 // CHECK: result[1]: matches the expected output
-// STATS: "function":"main","fusion":"default","generic_before":67,"generic_after":46,"root_ops":27,"dispatch_regions":28,"dispatches":28,"executables":28,"fills":1,"copies":7,
-// AGGR: "function":"main","fusion":"aggressive","generic_before":67,"generic_after":46,"root_ops":27,"dispatch_regions":28,"dispatches":28,"executables":28,"fills":1,"copies":7,
+// STATS: "function":"main","fusion":"default","generic_before":67,"generic_after":46,"root_ops":27,"dispatch_regions":28,"dispatches":28,"executables":28,"fills":1,"copies":1,
+// AGGR: "function":"main","fusion":"aggressive","generic_before":67,"generic_after":46,"root_ops":27,"dispatch_regions":28,"dispatches":28,"executables":28,"fills":1,"copies":1,
 // All vector code: the FHWC convolutions get HWCF filters and the HWCM
 // depthwise convolutions become HWC (jitrun-fusion-convolution-layouts), so
 // the statistics pin "scalar_kernels": 0.

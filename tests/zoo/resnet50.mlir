@@ -25,7 +25,7 @@
 // RUN: %jitrun %zoo/dynamic/resnet50.mlirbc --input=3x3x32x32xf32 --threads=2 --expected_output=@%t.other.npy --expected_atol=1e-3 --expected_rtol=1e-3 | FileCheck %s
 
 // CHECK: result[0]: matches the expected output
-// STATS: "function":"main","fusion":"default","generic_before":59,"generic_after":26,"root_ops":20,"dispatch_regions":22,"dispatches":22,"executables":22,"fills":4,"copies":8,
+// STATS: "function":"main","fusion":"default","generic_before":59,"generic_after":26,"root_ops":20,"dispatch_regions":22,"dispatches":22,"executables":22,"fills":4,"copies":4,
 // STATS-SAME: "scalar_kernels":0,
-// AGGR: "function":"main","fusion":"aggressive","generic_before":59,"generic_after":26,"root_ops":20,"dispatch_regions":22,"dispatches":22,"executables":22,"fills":4,"copies":8,
+// AGGR: "function":"main","fusion":"aggressive","generic_before":59,"generic_after":26,"root_ops":20,"dispatch_regions":22,"dispatches":22,"executables":22,"fills":4,"copies":4,
 // AGGR-SAME: "scalar_kernels":0,

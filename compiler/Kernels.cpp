@@ -1,0 +1,112 @@
+//===- Kernels.cpp - the kernels of a compilation -------------------------===//
+//
+// Each dispatch call of the host program registers its kernel: equal
+// bodies (and result strides) share one. compileKernels() then compiles
+// them all, in parallel and through the kernel cache, loads them into the
+// JIT and binds the dispatch commands to them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Compilation.h"
+#include "contract/Dispatch.h"
+
+using namespace mlir;
+
+namespace jitrun {
+
+std::string Compilation::kernelKey(func::FuncOp dispatch) const {
+  return KernelCompiler(options).makeJob(dispatch).key;
+}
+
+int Compilation::registerKernel(func::FuncOp dispatch,
+                                llvm::ArrayRef<std::vector<int64_t>> resultStrides) {
+  // A result written into a box of a larger buffer makes a kernel of its
+  // own: the strides are part of its code, and so of its key.
+  OwningOpRef<func::FuncOp> strided;
+  if (llvm::any_of(resultStrides, [](const auto &s) { return !s.empty(); })) {
+    strided = cast<func::FuncOp>(dispatch->clone());
+    Builder b(context());
+    SmallVector<Attribute> perResult;
+    for (const std::vector<int64_t> &s : resultStrides)
+      perResult.push_back(b.getDenseI64ArrayAttr(s));
+    (*strided)->setAttr(kResultStridesAttrName, b.getArrayAttr(perResult));
+    dispatch = *strided;
+  }
+  KernelJob job = KernelCompiler(options).makeJob(dispatch);
+  if (auto it = kernelIndex.find(job.key); it != kernelIndex.end())
+    return it->second;
+  kernelIndex[job.key] = static_cast<int>(kernels.size());
+  kernels.push_back(PendingKernel{std::move(job)});
+  return static_cast<int>(kernels.size() - 1);
+}
+
+llvm::Error Compilation::compileKernels() {
+  KernelCompiler compiler(options);
+  std::vector<KernelJob> jobs;
+  for (const PendingKernel &k : kernels)
+    jobs.push_back(k.job);
+  std::vector<CompiledKernel> results = compiler.compileAll(jobs, warnings);
+  // Errors in program order: the first failing dispatch is reported.
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    PendingKernel &k = kernels[i];
+    CompiledKernel &r = results[i];
+    if (!r.error.empty())
+      return compileError(r.error);
+    for (std::string &w : r.warnings)
+      warnings.push_back(w);
+    if (r.workgroups < 1 || r.workgroups > kMaxWorkgroups)
+      return makeError(ErrorCode::CompileError, "kernel '" + k.job.name +
+                                                    "' has " + llvm::Twine(r.workgroups) +
+                                                    " workgroups");
+    auto load = [&]() -> llvm::Expected<KernelFn> {
+      if (llvm::Error e = jit->addObject(r.object, k.job.symbol))
+        return std::move(e);
+      llvm::Expected<const char *> checks = jit->lookupChecks(k.job.symbol);
+      if (!checks)
+        return checks.takeError();
+      k.checks.clear();
+      llvm::SmallVector<llvm::StringRef> lines;
+      llvm::StringRef(*checks).split(lines, '\n', -1, /*KeepEmpty=*/false);
+      for (llvm::StringRef line : lines)
+        k.checks.push_back(line.str());
+      return jit->lookup(k.job.symbol);
+    };
+    llvm::Expected<KernelFn> fn = load();
+    if (!fn && r.fromCache) {
+      // A cached object the JIT refuses is a miss too: compile it again.
+      llvm::consumeError(fn.takeError());
+      r = compiler.recompile(k.job);
+      if (!r.error.empty())
+        return compileError(r.error);
+      fn = load();
+    }
+    if (!fn)
+      return fn.takeError();
+    k.fn = *fn;
+    k.workgroups = r.workgroups;
+    stats.stackBytesMax = std::max(stats.stackBytesMax, r.stackBytes);
+    if (r.vector)
+      ++stats.vectorizedOps;
+    else
+      ++stats.scalarOps;
+    if (r.vnni)
+      ++stats.vnniKernels;
+    stats.amxKernels += r.amx ? 1 : 0;
+    if (r.fromCache)
+      ++stats.cachedKernels;
+    ++stats.executables;
+  }
+  program.kernelChecks.clear();
+  for (const PendingKernel &k : kernels)
+    program.kernelChecks.push_back(k.checks);
+  for (Command &c : program.commands) {
+    if (c.kind != Command::Dispatch)
+      continue;
+    c.fn = kernels[c.kernel].fn;
+    c.workgroups = kernels[c.kernel].workgroups;
+    stats.workgroups += c.workgroups;
+  }
+  return llvm::Error::success();
+}
+
+} // namespace jitrun
