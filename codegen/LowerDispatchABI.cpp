@@ -58,7 +58,13 @@ struct LowerDispatchABIPass final
     if (!fn->hasAttr(kDispatchAttrName) || fn.isExternal())
       return;
     FunctionType type = fn.getFunctionType();
+    auto argStrides = fn->getAttrOfType<ArrayAttr>(kArgStridesAttrName);
     auto resultStrides = fn->getAttrOfType<ArrayAttr>(kResultStridesAttrName);
+    if (argStrides && argStrides.size() != type.getNumInputs()) {
+      fn.emitOpError() << "has " << argStrides.size() << " argument strides for "
+                       << type.getNumInputs() << " arguments";
+      return signalPassFailure();
+    }
     if (resultStrides && resultStrides.size() != type.getNumResults()) {
       fn.emitOpError() << "has " << resultStrides.size() << " result strides for "
                        << type.getNumResults() << " results";
@@ -68,8 +74,10 @@ struct LowerDispatchABIPass final
     for (auto [i, t] :
          llvm::enumerate(llvm::concat<const Type>(type.getInputs(), type.getResults()))) {
       llvm::ArrayRef<int64_t> strides;
-      if (resultStrides && i >= type.getNumInputs())
-        if (auto s = dyn_cast<DenseI64ArrayAttr>(resultStrides[i - type.getNumInputs()]))
+      bool input = i < type.getNumInputs();
+      ArrayAttr all = input ? argStrides : resultStrides;
+      if (all)
+        if (auto s = dyn_cast<DenseI64ArrayAttr>(all[input ? i : i - type.getNumInputs()]))
           strides = s.asArrayRef();
       MemRefType mt = bufferType(t, strides);
       if (!mt) {

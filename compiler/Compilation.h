@@ -100,9 +100,11 @@ public:
     std::vector<std::string> checks;
   };
   /// Registers a dispatch's kernel (deduplicated); returns its index.
-  /// `resultStrides`, empty or one entry per result: the element strides of
-  /// the buffer each result is written to (empty: its own buffer).
+  /// `argStrides` and `resultStrides`, empty or one entry per argument or
+  /// result: the element strides of the buffer each is read from or
+  /// written to (empty: its own buffer).
   int registerKernel(mlir::func::FuncOp dispatch,
+                     llvm::ArrayRef<std::vector<int64_t>> argStrides = {},
                      llvm::ArrayRef<std::vector<int64_t>> resultStrides = {});
   /// The cache key of a dispatch's kernel (equal bodies, equal keys).
   std::string kernelKey(mlir::func::FuncOp dispatch) const;

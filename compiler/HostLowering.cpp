@@ -248,11 +248,13 @@ llvm::Error HostLowering::run(func::FuncOp entry) {
     p.outputSpecs.push_back(*spec);
   }
 
+  planSharedConcats(entry.getBody().front());
   if (llvm::Error e = lowerBlock(entry.getBody().front()))
     return e;
   finishInPlaceWrites();
   for (const CallSite &site : calls)
-    p.commands[site.command].kernel = comp.registerKernel(site.callee, site.resultStrides);
+    p.commands[site.command].kernel =
+        comp.registerKernel(site.callee, site.argStrides, site.resultStrides);
   p.plan();
   stats.transientBytes = static_cast<int64_t>(p.arenaBytes);
   stats.intermediateBytes = static_cast<int64_t>(p.intermediateBytes);
@@ -395,8 +397,18 @@ llvm::Error HostLowering::lowerCall(Operation &op, func::CallOp call) {
   Command c{Command::Dispatch};
   c.name = callee.getSymName().str();
   describeDispatch(callee, c.op, c.location, c.flops);
-  for (Value arg : call.getOperands())
+  std::vector<std::vector<int64_t>> argStrides(call.getNumOperands());
+  for (auto [i, arg] : llvm::enumerate(call.getOperands())) {
     c.bindings.push_back(lookup(arg));
+    // A concat that shares a buffer: read as its box of that buffer.
+    auto shared = sharedStorage.find(arg);
+    if (shared == sharedStorage.end())
+      continue;
+    llvm::ArrayRef<int64_t> shape = cast<RankedTensorType>(arg.getType()).getShape();
+    argStrides[i] = rowMajorStrides(shared->second.getShape());
+    viewReads[{p.commands.size(), i}] =
+        Box{std::vector<int64_t>(shape.size(), 0), std::vector<int64_t>(shape.begin(), shape.end())};
+  }
   for (auto [i, res] : llvm::enumerate(call.getResults())) {
     int b = newIntermediate(res);
     bufferOf[res] = b;
@@ -404,7 +416,8 @@ llvm::Error HostLowering::lowerCall(Operation &op, func::CallOp call) {
     callResult[res] = {calls.size(), static_cast<unsigned>(i)};
   }
   calls.push_back(CallSite{p.commands.size(), callee,
-                           std::vector<std::vector<int64_t>>(call.getNumResults())});
+                           std::vector<std::vector<int64_t>>(call.getNumResults()),
+                           std::move(argStrides)});
   p.commands.push_back(std::move(c));
   ++stats.dispatches;
   return llvm::Error::success();
@@ -453,6 +466,8 @@ llvm::Error HostLowering::lowerCast(Operation &op, tensor::CastOp cast) {
 }
 
 llvm::Error HostLowering::lowerInsertSlice(Operation &op, tensor::InsertSliceOp insert) {
+  if (sharedStorage.count(insert.getDest()))
+    return lowerSharedInsert(op, insert);
   Value dest = insert.getDest();
   // The fill command that wrote `dest`, when a fill did.
   auto fillOfDest = [&]() -> const Command * {

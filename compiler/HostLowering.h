@@ -18,10 +18,15 @@
 
 #include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 #include <string>
 #include <vector>
 
 namespace jitrun {
+
+/// Row-major element strides of `shape`.
+std::vector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 
 /// Lowers the host function (the entry after fusion) to the HostProgram:
 /// one method per op kind, each appending its commands and recording the
@@ -60,7 +65,19 @@ private:
   /// box cannot be described as strides of the dispatch's result, or when
   /// a command between the dispatch and the insert reads `out` or writes an
   /// overlapping part of it.
-  bool writeInPlace(mlir::tensor::InsertSliceOp insert, int out);
+  /// `storage`: the type of `out` when it is the shared buffer of concats
+  /// (null: the insert's destination type).
+  bool writeInPlace(mlir::tensor::InsertSliceOp insert, int out,
+                    mlir::RankedTensorType storage = nullptr);
+  /// Concats of the entry block that are prefixes of a larger one built
+  /// from the same parts (DenseNet: each layer's input is the previous
+  /// layer's plus one part) share the largest one's buffer: each part is
+  /// written there once, and dispatches read each concat as a box of it
+  /// (SharedConcats.cpp).
+  void planSharedConcats(mlir::Block &block);
+  /// An insert into a concat that shares a buffer: its part is written
+  /// there unless an earlier concat wrote it.
+  llvm::Error lowerSharedInsert(mlir::Operation &op, mlir::tensor::InsertSliceOp insert);
   /// Keeps the in-place writes worth their kernels, undoes the others (see
   /// InPlaceWrites.cpp), and drops the copies of those kept.
   void finishInPlaceWrites();
@@ -114,6 +131,7 @@ private:
     size_t command;
     mlir::func::FuncOp callee;
     std::vector<std::vector<int64_t>> resultStrides;
+    std::vector<std::vector<int64_t>> argStrides = {};
   };
   std::vector<CallSite> calls;
   /// Each dispatch result: its call (index into `calls`) and result number.
@@ -141,6 +159,14 @@ private:
     size_t copy;
   };
   std::vector<InPlaceWrite> inPlaceWrites;
+  /// The values of a concat chain (its empty and each link) that shares a
+  /// buffer, with the type of the largest concat, whose buffer it is.
+  llvm::DenseMap<mlir::Value, mlir::RankedTensorType> sharedStorage;
+  /// The parts written into shared buffers: (buffer, part, offsets).
+  std::set<std::tuple<int, void *, std::vector<int64_t>>> sharedWritten;
+  /// Dispatch arguments that read a box of a shared buffer: (command,
+  /// binding) -> the box.
+  std::map<std::pair<size_t, size_t>, Box> viewReads;
 };
 
 } // namespace jitrun

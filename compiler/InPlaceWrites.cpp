@@ -30,8 +30,10 @@ namespace jitrun {
 /// KiB, 35 copies go for 3 more kernels and no measurable compile time.
 static constexpr int64_t kMinBytesPerKernel = 512 << 10;
 
-bool HostLowering::writeInPlace(tensor::InsertSliceOp insert, int out) {
-  RankedTensorType srcType = insert.getSourceType(), dstType = insert.getDestType();
+bool HostLowering::writeInPlace(tensor::InsertSliceOp insert, int out,
+                                RankedTensorType storage) {
+  RankedTensorType srcType = insert.getSourceType();
+  RankedTensorType dstType = storage ? storage : insert.getDestType();
   llvm::ArrayRef<int64_t> offsets = insert.getStaticOffsets();
   int64_t rank = dstType.getRank();
   if (srcType.getRank() != rank || !srcType.hasStaticShape() || !dstType.hasStaticShape() ||
@@ -40,10 +42,19 @@ bool HostLowering::writeInPlace(tensor::InsertSliceOp insert, int out) {
     return false;
   // The source, through reshapes (which alias on the host), back to a
   // dispatch result of this block that nothing else reads.
+  // A part of shared concats is read by each of their inserts, which all
+  // put it in the same box of the shared buffer.
+  auto sameBoxOfShared = [&](Operation *user) {
+    auto other = dyn_cast<tensor::InsertSliceOp>(user);
+    return storage && other && other.getSource() == insert.getSource() &&
+           bufferOf.lookup(other.getDest()) == out && other.getStaticOffsets() == offsets;
+  };
   SmallVector<Operation *> reshapes;
   Value v = insert.getSource();
   for (;;) {
-    if (!v.hasOneUse() || v.getParentBlock() != insert->getBlock())
+    bool onlyHere = v.hasOneUse() || (v == insert.getSource() &&
+                                      llvm::all_of(v.getUsers(), sameBoxOfShared));
+    if (!onlyHere || v.getParentBlock() != insert->getBlock())
       return false;
     Operation *def = v.getDefiningOp();
     if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def))
@@ -56,12 +67,10 @@ bool HostLowering::writeInPlace(tensor::InsertSliceOp insert, int out) {
     return false;
   // The box's strides are the destination's, row-major; then those of each
   // reshape's source, back to the dispatch result's shape.
-  std::vector<int64_t> strides(rank);
+  std::vector<int64_t> strides = rowMajorStrides(dstType.getShape());
   int64_t offset = 0;
-  for (int64_t i = rank - 1, s = 1; i >= 0; s *= dstType.getDimSize(i), --i) {
-    strides[i] = s;
-    offset += offsets[i] * s;
-  }
+  for (int64_t i = 0; i < rank; ++i)
+    offset += offsets[i] * strides[i];
   for (Operation *r : reshapes) {
     if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(r)) {
       // A collapsed dim of stride s: its group, row-major at stride s.
@@ -110,13 +119,18 @@ bool HostLowering::writeInPlace(tensor::InsertSliceOp insert, int out) {
   // Writes of `out` by other results of the dispatch or by the commands
   // until this insert stay, if disjoint from the box: they now come before
   // or after the box is written. A fill of `out` (a pad's) skips the box.
-  // A read of `out` before the insert would see the box's new values.
+  // A read of `out` before the insert would see the box's new values,
+  // unless it reads another box (a shared concat's).
   auto otherBoxesDisjoint = [&](size_t command, const Command &c, size_t except) {
     for (size_t i = 0; i < c.bindings.size(); ++i) {
       if (c.bindings[i] != out || i == except)
         continue;
-      auto other = inPlace.find({command, i});
-      if (other == inPlace.end() || other->second.overlaps(box.offsets, box.sizes))
+      const Box *other = nullptr;
+      if (auto w = inPlace.find({command, i}); w != inPlace.end())
+        other = &w->second;
+      else if (auto r = viewReads.find({command, i}); r != viewReads.end())
+        other = &r->second;
+      if (!other || other->overlaps(box.offsets, box.sizes))
         return false;
     }
     return true;

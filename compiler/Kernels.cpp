@@ -19,17 +19,27 @@ std::string Compilation::kernelKey(func::FuncOp dispatch) const {
 }
 
 int Compilation::registerKernel(func::FuncOp dispatch,
+                                llvm::ArrayRef<std::vector<int64_t>> argStrides,
                                 llvm::ArrayRef<std::vector<int64_t>> resultStrides) {
-  // A result written into a box of a larger buffer makes a kernel of its
-  // own: the strides are part of its code, and so of its key.
+  // A buffer read or written in a box of a larger buffer makes a kernel of
+  // its own: the strides are part of its code, and so of its key.
+  auto anyStrides = [](llvm::ArrayRef<std::vector<int64_t>> all) {
+    return llvm::any_of(all, [](const auto &s) { return !s.empty(); });
+  };
   OwningOpRef<func::FuncOp> strided;
-  if (llvm::any_of(resultStrides, [](const auto &s) { return !s.empty(); })) {
+  if (anyStrides(argStrides) || anyStrides(resultStrides)) {
     strided = cast<func::FuncOp>(dispatch->clone());
     Builder b(context());
-    SmallVector<Attribute> perResult;
-    for (const std::vector<int64_t> &s : resultStrides)
-      perResult.push_back(b.getDenseI64ArrayAttr(s));
-    (*strided)->setAttr(kResultStridesAttrName, b.getArrayAttr(perResult));
+    auto attr = [&](llvm::ArrayRef<std::vector<int64_t>> all) {
+      SmallVector<Attribute> each;
+      for (const std::vector<int64_t> &s : all)
+        each.push_back(b.getDenseI64ArrayAttr(s));
+      return b.getArrayAttr(each);
+    };
+    if (anyStrides(argStrides))
+      (*strided)->setAttr(kArgStridesAttrName, attr(argStrides));
+    if (anyStrides(resultStrides))
+      (*strided)->setAttr(kResultStridesAttrName, attr(resultStrides));
     dispatch = *strided;
   }
   KernelJob job = KernelCompiler(options).makeJob(dispatch);

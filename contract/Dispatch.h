@@ -35,6 +35,9 @@ constexpr llvm::StringLiteral kAmxTilesAttrName = "jitrun.amx_tiles";
 /// box in a larger buffer (a branch's channels of a concat, a padded
 /// buffer's interior), so that no copy moves it there.
 constexpr llvm::StringLiteral kResultStridesAttrName = "jitrun.result_strides";
+/// The same for the arguments: an argument read from a box of a larger
+/// buffer (a concat that is a prefix of a larger one, shared with it).
+constexpr llvm::StringLiteral kArgStridesAttrName = "jitrun.arg_strides";
 
 /// `acc + x * y` in floating point, as the body of a multiply-accumulate
 /// generic that fusion builds (packed weight panels, grouped convolutions,

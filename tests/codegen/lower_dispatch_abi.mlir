@@ -2,7 +2,8 @@
 // to a box of a larger buffer (jitrun.result_strides, set per compile by
 // the host lowering) becomes a strided buffer argument, so the kernel
 // writes the box in place; a result without strides keeps its own
-// row-major buffer.
+// row-major buffer. Arguments read from a box (jitrun.arg_strides: a
+// concat sharing a larger one's buffer) likewise.
 // RUN: %jit-opt %s --split-input-file \
 // RUN:   --pass-pipeline='builtin.module(func.func(jitrun-codegen-lower-dispatch-abi))' \
 // RUN:   --verify-diagnostics | FileCheck %s
@@ -21,6 +22,27 @@ func.func private @box(%a: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>
   %e2 = tensor.empty() : tensor<2x2xf32>
   %m = linalg.mul ins(%a, %a : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e2 : tensor<2x2xf32>) -> tensor<2x2xf32>
   return %s, %m : tensor<2x2xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func private @read_box(
+// CHECK-SAME:    %[[IN:[a-z0-9]+]]: memref<2x3xf32, strided<[4, 1]>> {llvm.noalias},
+// CHECK-SAME:    %{{[a-z0-9]+}}: memref<2x3xf32> {llvm.noalias}, %{{[a-z0-9]+}}: index)
+// CHECK:         bufferization.to_tensor %[[IN]] restrict :
+func.func private @read_box(%a: tensor<2x3xf32>) -> tensor<2x3xf32>
+    attributes {jitrun.dispatch, jitrun.arg_strides = [array<i64: 4, 1>]} {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %s = linalg.add ins(%a, %a : tensor<2x3xf32>, tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %s : tensor<2x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{has 2 argument strides for 1 arguments}}
+func.func private @arg_count(%a: tensor<2xf32>) -> tensor<2xf32>
+    attributes {jitrun.dispatch, jitrun.arg_strides = [array<i64: 1>, array<i64: 1>]} {
+  return %a : tensor<2xf32>
 }
 
 // -----
