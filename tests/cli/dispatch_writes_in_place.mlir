@@ -26,6 +26,10 @@
 // RUN: %jitrun %s --function=shared_body --input=2x2xf32=1,2,3,4 --input=2x2xf32=5,6,7,8 \
 // RUN:   --input=2x2xf32=9,9,9,9 --dump-statistics=json 2>&1 \
 // RUN:   | FileCheck %s --check-prefixes=SHARED,SHAREDSTATS
+// RUN: %jitrun %s --function=shared_empty --input=2x2xf32=1,2,3,4 --input=2x2xf32=5,6,7,8 \
+// RUN:   --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=SHAREDEMPTY,SHAREDEMPTYSTATS
+// RUN: %jitrun %s --function=shared_empty --input=2x2xf32=1,2,3,4 --input=2x2xf32=5,6,7,8 \
+// RUN:   --reference | FileCheck %s --check-prefix=SHAREDEMPTY
 
 // [a+1 | (b*b reshaped) | a+2], each part a dispatch writing its box: no copy.
 // CAT: result[0]: 2x8xf32=[2 3 1 4 9 16 3 4][4 5 25 36 49 64 5 6]
@@ -138,4 +142,26 @@ func.func @shared_body(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>, %c: tensor<2x2x
   %f6 = linalg.fill ins(%zero : f32) outs(%e6 : tensor<2x6xf32>) -> tensor<2x6xf32>
   %pad = tensor.insert_slice %b1 into %f6[0, 1] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<2x6xf32>
   return %cat, %pad, %c1 : tensor<2x4xf32>, tensor<2x6xf32>, tensor<2x2xf32>
+}
+
+// Two concats into one empty (CSE merges equal empties): the second gets a
+// buffer of its own, with nothing copied into it (an empty holds nothing),
+// and all four parts are written in place.
+// SHAREDEMPTY: result[0]: 2x4xf32=[2 3 6 7][4 5 8 9]
+// SHAREDEMPTY: result[1]: 2x4xf32=[3 4 7 8][5 6 9 10]
+// SHAREDEMPTYSTATS: "fills":0,"copies":0,
+func.func @shared_empty(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %one = arith.constant dense<1.0> : tensor<2x2xf32>
+  %two = arith.constant dense<2.0> : tensor<2x2xf32>
+  %e = tensor.empty() : tensor<2x2xf32>
+  %a1 = linalg.add ins(%a, %one : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %b1 = linalg.add ins(%b, %one : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %a2 = linalg.add ins(%a, %two : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %b2 = linalg.add ins(%b, %two : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %dst = tensor.empty() : tensor<2x4xf32>
+  %c1a = tensor.insert_slice %a1 into %dst[0, 0] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<2x4xf32>
+  %c1 = tensor.insert_slice %b1 into %c1a[0, 2] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<2x4xf32>
+  %c2a = tensor.insert_slice %a2 into %dst[0, 0] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<2x4xf32>
+  %c2 = tensor.insert_slice %b2 into %c2a[0, 2] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<2x4xf32>
+  return %c1, %c2 : tensor<2x4xf32>, tensor<2x4xf32>
 }
