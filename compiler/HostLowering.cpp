@@ -263,12 +263,14 @@ llvm::Error HostLowering::run(func::FuncOp entry) {
   for (auto [ci, c] : llvm::enumerate(p.commands)) {
     switch (c.kind) {
     case Command::Dispatch: {
-      // Each buffer once; a box written in place by its own bytes.
+      // Each buffer once; a box written in place, or read from a shared
+      // concat's buffer, by its own bytes.
       std::vector<int> distinct;
       for (auto [i, b] : llvm::enumerate(c.bindings)) {
-        auto box = inPlace.find({ci, i});
-        if (box != inPlace.end())
+        if (auto box = inPlace.find({ci, i}); box != inPlace.end())
           c.bytes += box->second.bytes;
+        else if (auto read = viewReads.find({ci, i}); read != viewReads.end())
+          c.bytes += read->second.bytes;
         else
           distinct.push_back(b);
       }
@@ -407,7 +409,8 @@ llvm::Error HostLowering::lowerCall(Operation &op, func::CallOp call) {
     llvm::ArrayRef<int64_t> shape = cast<RankedTensorType>(arg.getType()).getShape();
     argStrides[i] = rowMajorStrides(shared->second.getShape());
     viewReads[{p.commands.size(), i}] =
-        Box{std::vector<int64_t>(shape.size(), 0), std::vector<int64_t>(shape.begin(), shape.end())};
+        Box{std::vector<int64_t>(shape.size(), 0), std::vector<int64_t>(shape.begin(), shape.end()),
+            static_cast<int64_t>(specBytes(*tensorSpecOf(arg.getType())))};
   }
   for (auto [i, res] : llvm::enumerate(call.getResults())) {
     int b = newIntermediate(res);

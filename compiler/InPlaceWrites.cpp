@@ -281,10 +281,12 @@ void HostLowering::finishInPlaceWrites() {
   p.commands = std::move(kept);
   for (CallSite &site : calls)
     site.command = newIndex[site.command];
-  std::map<std::pair<size_t, size_t>, Box> moved;
-  for (auto &[at, box] : inPlace)
-    moved[{newIndex[at.first], at.second}] = std::move(box);
-  inPlace = std::move(moved);
+  for (auto *boxes : {&inPlace, &viewReads}) {
+    std::map<std::pair<size_t, size_t>, Box> moved;
+    for (auto &[at, box] : *boxes)
+      moved[{newIndex[at.first], at.second}] = std::move(box);
+    *boxes = std::move(moved);
+  }
 }
 
 } // namespace jitrun
