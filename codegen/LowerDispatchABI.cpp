@@ -9,6 +9,8 @@
 #include "codegen/Passes.h"
 #include "contract/Dispatch.h"
 
+#include <tuple>
+
 #define DEBUG_TYPE "jitrun-codegen-lower-dispatch-abi"
 
 namespace jitrun {
@@ -29,8 +31,6 @@ static MemRefType bufferType(Type type, llvm::ArrayRef<int64_t> strides = {}) {
     return nullptr;
   if (strides.empty())
     return MemRefType::get(tensor.getShape(), tensor.getElementType());
-  if (strides.size() != static_cast<size_t>(tensor.getRank()))
-    return nullptr;
   return MemRefType::get(tensor.getShape(), tensor.getElementType(),
                          StridedLayoutAttr::get(type.getContext(), 0, strides));
 }
@@ -60,16 +60,13 @@ struct LowerDispatchABIPass final
     FunctionType type = fn.getFunctionType();
     auto argStrides = fn->getAttrOfType<ArrayAttr>(kArgStridesAttrName);
     auto resultStrides = fn->getAttrOfType<ArrayAttr>(kResultStridesAttrName);
-    if (argStrides && argStrides.size() != type.getNumInputs()) {
-      fn.emitOpError() << "has " << argStrides.size() << " argument strides for "
-                       << type.getNumInputs() << " arguments";
-      return signalPassFailure();
-    }
-    if (resultStrides && resultStrides.size() != type.getNumResults()) {
-      fn.emitOpError() << "has " << resultStrides.size() << " result strides for "
-                       << type.getNumResults() << " results";
-      return signalPassFailure();
-    }
+    for (auto [all, count, what] : {std::tuple{argStrides, type.getNumInputs(), "argument"},
+                                     std::tuple{resultStrides, type.getNumResults(), "result"}})
+      if (all && all.size() != count) {
+        fn.emitOpError() << "has " << all.size() << " " << what << " strides for " << count
+                         << " " << what << "s";
+        return signalPassFailure();
+      }
     SmallVector<Type> argTypes;
     for (auto [i, t] :
          llvm::enumerate(llvm::concat<const Type>(type.getInputs(), type.getResults()))) {
@@ -79,6 +76,11 @@ struct LowerDispatchABIPass final
       if (all)
         if (auto s = dyn_cast<DenseI64ArrayAttr>(all[input ? i : i - type.getNumInputs()]))
           strides = s.asArrayRef();
+      if (auto tensor = dyn_cast<RankedTensorType>(t);
+          tensor && !strides.empty() && strides.size() != static_cast<size_t>(tensor.getRank())) {
+        fn.emitOpError() << "has " << strides.size() << " strides for an operand of type " << t;
+        return signalPassFailure();
+      }
       MemRefType mt = bufferType(t, strides);
       if (!mt) {
         fn.emitOpError() << "dispatch operand of type " << t

@@ -106,8 +106,9 @@ public:
   int registerKernel(mlir::func::FuncOp dispatch,
                      llvm::ArrayRef<std::vector<int64_t>> argStrides = {},
                      llvm::ArrayRef<std::vector<int64_t>> resultStrides = {});
-  /// The cache key of a dispatch's kernel (equal bodies, equal keys).
-  std::string kernelKey(mlir::func::FuncOp dispatch) const;
+  /// The cache key of a dispatch's kernel without strides (equal bodies,
+  /// equal keys), computed once per dispatch function.
+  const std::string &kernelKey(mlir::func::FuncOp dispatch);
   /// Compiles every registered kernel, in parallel and through the cache,
   /// loads them and binds the dispatch commands to them.
   llvm::Error compileKernels();
@@ -116,6 +117,7 @@ public:
 
   std::vector<PendingKernel> kernels;
   std::map<std::string, int> kernelIndex;
+  llvm::DenseMap<mlir::Operation *, std::string> kernelKeys;
 };
 
 /// Errors of the compiler driver: the model does not parse, verify or compile.

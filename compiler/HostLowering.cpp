@@ -407,7 +407,7 @@ llvm::Error HostLowering::lowerCall(Operation &op, func::CallOp call) {
     if (shared == sharedStorage.end())
       continue;
     llvm::ArrayRef<int64_t> shape = cast<RankedTensorType>(arg.getType()).getShape();
-    argStrides[i] = rowMajorStrides(shared->second.getShape());
+    argStrides[i] = toVector(computeStrides(shared->second.getShape()));
     viewReads[{p.commands.size(), i}] =
         Box{std::vector<int64_t>(shape.size(), 0), std::vector<int64_t>(shape.begin(), shape.end()),
             static_cast<int64_t>(specBytes(*tensorSpecOf(arg.getType())))};

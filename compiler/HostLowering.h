@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <map>
@@ -25,8 +26,20 @@
 
 namespace jitrun {
 
-/// Row-major element strides of `shape`.
-std::vector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape);
+/// `v` as a std::vector (strides kept in the host program's types).
+inline std::vector<int64_t> toVector(llvm::ArrayRef<int64_t> v) { return {v.begin(), v.end()}; }
+
+/// A box of a buffer: offsets and sizes per dim, and its bytes.
+struct Box {
+  std::vector<int64_t> offsets, sizes;
+  int64_t bytes = 0;
+  bool overlaps(llvm::ArrayRef<int64_t> o, llvm::ArrayRef<int64_t> s) const {
+    for (size_t i = 0; i < offsets.size(); ++i)
+      if (offsets[i] + sizes[i] <= o[i] || o[i] + s[i] <= offsets[i])
+        return false;
+    return true;
+  }
+};
 
 /// Lowers the host function (the entry after fusion) to the HostProgram:
 /// one method per op kind, each appending its commands and recording the
@@ -136,17 +149,6 @@ private:
   std::vector<CallSite> calls;
   /// Each dispatch result: its call (index into `calls`) and result number.
   llvm::DenseMap<mlir::Value, std::pair<size_t, unsigned>> callResult;
-  /// A box of a buffer that a dispatch binding writes in place.
-  struct Box {
-    std::vector<int64_t> offsets, sizes;
-    int64_t bytes = 0;
-    bool overlaps(llvm::ArrayRef<int64_t> o, llvm::ArrayRef<int64_t> s) const {
-      for (size_t i = 0; i < offsets.size(); ++i)
-        if (offsets[i] + sizes[i] <= o[i] || o[i] + s[i] <= offsets[i])
-          return false;
-      return true;
-    }
-  };
   std::map<std::pair<size_t, size_t>, Box> inPlace; // (command, binding)
   /// A dispatch result written in place: its call, result number and
   /// binding, the buffer it had, and the copy of the insert, which stays

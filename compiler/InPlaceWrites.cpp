@@ -67,7 +67,7 @@ bool HostLowering::writeInPlace(tensor::InsertSliceOp insert, int out,
     return false;
   // The box's strides are the destination's, row-major; then those of each
   // reshape's source, back to the dispatch result's shape.
-  std::vector<int64_t> strides = rowMajorStrides(dstType.getShape());
+  std::vector<int64_t> strides = toVector(computeStrides(dstType.getShape()));
   int64_t offset = 0;
   for (int64_t i = 0; i < rank; ++i)
     offset += offsets[i] * strides[i];
@@ -195,15 +195,8 @@ bool HostLowering::writeInPlace(tensor::InsertSliceOp insert, int out,
 void HostLowering::finishInPlaceWrites() {
   if (inPlaceWrites.empty())
     return;
-  // The kernel key of each dispatch body without strides: call sites of
-  // equal bodies share kernels.
-  llvm::DenseMap<Operation *, std::string> keys;
-  auto keyOf = [&](func::FuncOp callee) -> const std::string & {
-    auto it = keys.find(callee);
-    if (it == keys.end())
-      it = keys.try_emplace(callee, comp.kernelKey(callee)).first;
-    return it->second;
-  };
+  // Call sites of equal bodies (equal kernel keys) share kernels.
+  auto keyOf = [&](func::FuncOp callee) -> const std::string & { return comp.kernelKey(callee); };
   using Strides = std::vector<std::vector<int64_t>>;
   auto isOwn = [](const Strides &s) {
     return llvm::all_of(s, [](const auto &r) { return r.empty(); });

@@ -295,12 +295,11 @@ static std::string writeCacheEntry(const std::string &dir, const std::string &ke
 
 KernelCompiler::KernelCompiler(const CompileOptions &options) : options(options) {}
 
-KernelJob KernelCompiler::makeJob(func::FuncOp dispatch) const {
+std::string KernelCompiler::keyOf(func::FuncOp dispatch) const {
   // Identical bodies with identical shapes get one key: the caller
-  // deduplicates on it. The symbol is named after the key, so that objects
-  // from the cache never clash in the JIT.
-  func::FuncOp copy = cast<func::FuncOp>(dispatch->clone());
-  copy.setSymName("k");
+  // deduplicates on it.
+  OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(dispatch->clone());
+  copy->setSymName("k");
   std::string body;
   {
     llvm::raw_string_ostream os(body);
@@ -313,11 +312,17 @@ KernelJob KernelCompiler::makeJob(func::FuncOp dispatch) const {
                         (options.reference ? " reference" : "");
   llvm::SHA256 sha;
   sha.update(keyText);
+  return llvm::toHex(sha.final(), /*LowerCase=*/true).substr(0, 32);
+}
+
+KernelJob KernelCompiler::makeJob(func::FuncOp dispatch) const {
+  // The symbol is named after the key, so that objects from the cache
+  // never clash in the JIT.
   KernelJob job;
-  job.key = llvm::toHex(sha.final(), /*LowerCase=*/true).substr(0, 32);
+  job.key = keyOf(dispatch);
   job.name = dispatch.getSymName().str();
   job.symbol = "k_" + job.key;
-  copy.setSymName(job.name);
+  func::FuncOp copy = cast<func::FuncOp>(dispatch->clone());
   copy.setPublic();
   OwningOpRef<ModuleOp> holder = ModuleOp::create(dispatch.getLoc());
   holder->push_back(copy);

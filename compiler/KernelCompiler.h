@@ -54,6 +54,8 @@ public:
 
   /// The job compiling `dispatch`; equal keys mean one kernel.
   KernelJob makeJob(mlir::func::FuncOp dispatch) const;
+  /// Its key alone (makeJob(dispatch).key without the job's text).
+  std::string keyOf(mlir::func::FuncOp dispatch) const;
 
   /// Compiles `jobs` in parallel, each read from the cache when it holds a
   /// sound entry and written to it after compiling; results in job order.

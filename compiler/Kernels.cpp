@@ -14,8 +14,11 @@ using namespace mlir;
 
 namespace jitrun {
 
-std::string Compilation::kernelKey(func::FuncOp dispatch) const {
-  return KernelCompiler(options).makeJob(dispatch).key;
+const std::string &Compilation::kernelKey(func::FuncOp dispatch) {
+  auto it = kernelKeys.find(dispatch);
+  if (it == kernelKeys.end())
+    it = kernelKeys.try_emplace(dispatch, KernelCompiler(options).keyOf(dispatch)).first;
+  return it->second;
 }
 
 int Compilation::registerKernel(func::FuncOp dispatch,
@@ -41,6 +44,8 @@ int Compilation::registerKernel(func::FuncOp dispatch,
     if (anyStrides(resultStrides))
       (*strided)->setAttr(kResultStridesAttrName, attr(resultStrides));
     dispatch = *strided;
+  } else if (auto it = kernelIndex.find(kernelKey(dispatch)); it != kernelIndex.end()) {
+    return it->second; // a body registered before: no job to print
   }
   KernelJob job = KernelCompiler(options).makeJob(dispatch);
   if (auto it = kernelIndex.find(job.key); it != kernelIndex.end())

@@ -25,16 +25,6 @@ using namespace mlir;
 
 namespace jitrun {
 
-std::vector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
-  std::vector<int64_t> strides(shape.size());
-  int64_t s = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= shape[i];
-  }
-  return strides;
-}
-
 namespace {
 struct Chain {
   RankedTensorType type;
@@ -90,16 +80,15 @@ static bool contains(const Chain &big, const Chain &small) {
 
 /// No two parts of `chain` overlap.
 static bool disjointParts(const Chain &chain) {
+  auto box = [](const auto &part) {
+    llvm::ArrayRef<int64_t> shape = cast<RankedTensorType>(part.first.getType()).getShape();
+    return Box{std::vector<int64_t>(part.second.begin(), part.second.end()),
+               std::vector<int64_t>(shape.begin(), shape.end())};
+  };
   for (size_t i = 0; i < chain.parts.size(); ++i)
     for (size_t j = 0; j < i; ++j) {
-      auto a = cast<RankedTensorType>(chain.parts[i].first.getType()).getShape();
-      auto b = cast<RankedTensorType>(chain.parts[j].first.getType()).getShape();
-      const auto &oa = chain.parts[i].second, &ob = chain.parts[j].second;
-      bool overlap = true;
-      for (size_t d = 0; d < a.size(); ++d)
-        if (oa[d] + a[d] <= ob[d] || ob[d] + b[d] <= oa[d])
-          overlap = false;
-      if (overlap)
+      Box b = box(chain.parts[j]);
+      if (box(chain.parts[i]).overlaps(b.offsets, b.sizes))
         return false;
     }
   return true;

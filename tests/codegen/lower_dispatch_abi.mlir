@@ -52,3 +52,11 @@ func.func private @count(%a: tensor<2xf32>) -> tensor<2xf32>
     attributes {jitrun.dispatch, jitrun.result_strides = [array<i64: 1>, array<i64: 1>]} {
   return %a : tensor<2xf32>
 }
+
+// -----
+
+// expected-error @+1 {{has 1 strides for an operand of type 'tensor<2x2xf32>'}}
+func.func private @rank(%a: tensor<2x2xf32>) -> tensor<2x2xf32>
+    attributes {jitrun.dispatch, jitrun.result_strides = [array<i64: 1>]} {
+  return %a : tensor<2x2xf32>
+}
