@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Passes.h"
+#include "contract/Dispatch.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -34,13 +35,19 @@ namespace jitrun {
 namespace {
 
 /// The function argument `v` views (through subviews and reshapes), or null.
-static BlockArgument viewedArgument(Value v, func::FuncOp fn) {
+/// `view`, if given, becomes the type the argument is viewed as: its own,
+/// or a generic kernel's view of its bare pointer (LowerDispatchABI).
+static BlockArgument viewedArgument(Value v, func::FuncOp fn, MemRefType *view = nullptr) {
   while (Operation *def = v.getDefiningOp()) {
     if (!isa<memref::SubViewOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
              memref::CastOp, memref::ReinterpretCastOp>(def))
       return nullptr;
+    if (view && isa<memref::ReinterpretCastOp>(def))
+      *view = cast<MemRefType>(def->getResult(0).getType());
     v = def->getOperand(0);
   }
+  if (view && !*view)
+    *view = dyn_cast<MemRefType>(v.getType());
   auto arg = dyn_cast<BlockArgument>(v);
   return arg && arg.getOwner() == &fn.getBody().front() ? arg : nullptr;
 }
@@ -75,6 +82,9 @@ static unsigned outermostDim(scf::ForallOp forall, func::FuncOp fn) {
         m |= ivMask(o);
     return masks[v] = m;
   };
+  int64_t genericDim = 1;
+  if (auto a = fn->getAttrOfType<IntegerAttr>(kGenericDimAttrName))
+    genericDim = std::max<int64_t>(1, a.getInt());
   SmallVector<int64_t> bytes(ivs.size(), 0);
   llvm::DenseSet<std::pair<Value, unsigned>> counted;
   forall.getBody()->walk([&](Operation *op) {
@@ -95,13 +105,14 @@ static unsigned outermostDim(scf::ForallOp forall, func::FuncOp fn) {
     } else {
       return;
     }
-    BlockArgument arg = viewedArgument(base, fn);
-    if (!arg || written.contains(arg))
+    MemRefType type;
+    BlockArgument arg = viewedArgument(base, fn, &type);
+    if (!arg || written.contains(arg) || !type || !type.getElementType().isIntOrFloat())
       return;
-    auto type = dyn_cast<MemRefType>(arg.getType());
-    if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
-      return;
-    int64_t size = type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    // A generic kernel's dynamic dims at the largest value they take.
+    int64_t size = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    for (int64_t d : type.getShape())
+      size *= ShapedType::isDynamic(d) ? genericDim : d;
     uint64_t m = 0;
     for (Value i : indices)
       m |= ivMask(i);

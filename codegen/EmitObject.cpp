@@ -31,8 +31,9 @@ static Error makeError(const Twine &msg) {
   return createStringError(inconvertibleErrorCode(), msg);
 }
 
-/// Adds `NAME_abi(ptr buffers, i64 wg)` that loads each buffer pointer and
-/// calls the bare-pointer kernel `NAME(ptr..., i64 wg)`.
+/// Adds `NAME_abi(ptr buffers, i64 wg)` that loads each buffer pointer (and
+/// a generic kernel's dim) and calls the bare-pointer kernel
+/// `NAME(ptr..., [i64 dim,] i64 wg)`.
 static Error addAbiWrapper(Module &m, StringRef name) {
   Function *kernel = m.getFunction(name);
   if (!kernel)
@@ -47,11 +48,13 @@ static Error addAbiWrapper(Module &m, StringRef name) {
   SmallVector<Value *> args;
   unsigned numParams = kernel->arg_size();
   for (unsigned i = 0; i + 1 < numParams; ++i) {
-    if (!kernel->getArg(i)->getType()->isPointerTy())
+    Type *t = kernel->getArg(i)->getType();
+    // A buffer pointer, or a generic kernel's dim (an i64 in its slot).
+    if (!t->isPointerTy() && t != i64)
       return makeError("kernel '" + name + "' argument " + Twine(i) +
-                       " is not a buffer pointer");
+                       " is neither a buffer pointer nor a dim");
     Value *slot = b.CreateConstInBoundsGEP1_64(ptr, abi->getArg(0), i);
-    args.push_back(b.CreateLoad(ptr, slot));
+    args.push_back(b.CreateLoad(t, slot));
   }
   args.push_back(abi->getArg(1));
   b.CreateCall(kernel, args);

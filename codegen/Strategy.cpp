@@ -514,6 +514,22 @@ static StringRef schemeName(AnchorKind kind) {
   return "elementwise";
 }
 
+/// The iterations of `op`, a generic kernel's dynamic loops at the largest
+/// value of its dim (kGenericDimAttrName), others' at 1.
+static int64_t workOf(linalg::LinalgOp op) {
+  if (std::optional<int64_t> w = staticWork(op))
+    return *w;
+  int64_t dim = 1;
+  if (auto fn = op->getParentOfType<FunctionOpInterface>())
+    if (auto a = fn->getAttrOfType<IntegerAttr>(kGenericDimAttrName))
+      dim = std::max<int64_t>(1, a.getInt());
+  int64_t work = 1;
+  for (int64_t r : op.getStaticLoopRanges())
+    work = static_cast<int64_t>(llvm::SaturatingMultiply<uint64_t>(
+        work, ShapedType::isDynamic(r) ? dim : r));
+  return work;
+}
+
 TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   TileSizes result;
   auto root = dyn_cast<linalg::LinalgOp>(rootOp.getOperation());
@@ -587,11 +603,17 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
         anchorLanesLoop = d.getPosition();
   }
   for (unsigned i = 0; i < numLoops; ++i) {
-    if (iters[i] != utils::IteratorType::parallel || ShapedType::isDynamic(extents[i]))
+    if (iters[i] != utils::IteratorType::parallel)
       continue;
     int64_t v = toAnchor[i] >= 0 ? anchorSizes[toAnchor[i]] : 1;
     if (broadcastEpilogue)
       v = static_cast<int>(i) == lanesLoop ? 2 * lanes : 1;
+    // A generic kernel's dynamic loop: the tile the anchor asks for, its
+    // edge peeled (and masked) at run time.
+    if (ShapedType::isDynamic(extents[i])) {
+      result.vector[i] = std::max<int64_t>(1, v);
+      continue;
+    }
     v = std::max<int64_t>(1, std::min(v, extents[i]));
     if (v > 1)
       v = std::max<int64_t>(1, v / scale);
@@ -627,7 +649,7 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   // Workgroups: split outer parallel loops until the grid is large enough.
   // A broadcast epilogue's work is its consumer's, the larger.
   // Kernels have static shapes (LowerDispatchABI), so the work is known.
-  int64_t work = staticWork(anchor.op).value_or(1), rootWork = staticWork(root).value_or(1);
+  int64_t work = workOf(anchor.op), rootWork = workOf(root);
   int64_t target =
       (broadcastEpilogue ? rootWork : work) < kMinWorkForWorkgroups ? 1 : opts.targetWorkgroups;
   int64_t count = 1;

@@ -91,6 +91,12 @@ public:
   /// An error once CompileOptions::cancelled says so.
   llvm::Error checkCancelled() const;
 
+  /// A call of a generic kernel, as it would run with a kernel of its own.
+  struct SpecializedCall {
+    size_t command;
+    mlir::func::FuncOp callee;
+    std::vector<std::vector<int64_t>> argStrides, resultStrides;
+  };
   /// A distinct kernel: its compile job, then its loaded entry point.
   struct PendingKernel {
     KernelJob job;
@@ -98,6 +104,10 @@ public:
     int64_t workgroups = 1;
     /// Its bounds checks' messages (read from the loaded object).
     std::vector<std::string> checks;
+    /// A generic kernel's calls, which take kernels of their own shapes if
+    /// it fails to compile (then `unused`).
+    std::vector<SpecializedCall> specialized;
+    bool unused = false;
   };
   /// Registers a dispatch's kernel (deduplicated); returns its index.
   /// `argStrides` and `resultStrides`, empty or one entry per argument or

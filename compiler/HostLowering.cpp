@@ -252,9 +252,18 @@ llvm::Error HostLowering::run(func::FuncOp entry) {
   if (llvm::Error e = lowerBlock(entry.getBody().front()))
     return e;
   finishInPlaceWrites();
-  for (const CallSite &site : calls)
-    p.commands[site.command].kernel =
-        comp.registerKernel(site.callee, site.argStrides, site.resultStrides);
+  generalizeKernels();
+  for (const CallSite &site : calls) {
+    Command &c = p.commands[site.command];
+    if (!site.generic) {
+      c.kernel = comp.registerKernel(site.callee, site.argStrides, site.resultStrides);
+      continue;
+    }
+    c.kernel = comp.registerKernel(site.generic, site.argStrides, site.resultStrides);
+    c.dim = site.dim;
+    comp.kernels[c.kernel].specialized.push_back(
+        Compilation::SpecializedCall{site.command, site.callee, site.argStrides, site.resultStrides});
+  }
   p.plan();
   stats.transientBytes = static_cast<int64_t>(p.arenaBytes);
   stats.intermediateBytes = static_cast<int64_t>(p.intermediateBytes);

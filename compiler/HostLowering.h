@@ -1,7 +1,8 @@
 //===- HostLowering.h - the host function as a host program ---*- C++ -*-===//
 //
 // Private to the compiler library: the lowering of the host function
-// (HostLowering.cpp) and its in-place writes of slices (InPlaceWrites.cpp).
+// (HostLowering.cpp), its in-place writes of slices (InPlaceWrites.cpp),
+// shared concats (SharedConcats.cpp) and generic kernels (GenericKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,6 +95,10 @@ private:
   /// Keeps the in-place writes worth their kernels, undoes the others (see
   /// InPlaceWrites.cpp), and drops the copies of those kept.
   void finishInPlaceWrites();
+  /// Calls of dispatch functions that differ only in the size of one dim
+  /// run one generic kernel, the dim passed at each call
+  /// (GenericKernels.cpp).
+  void generalizeKernels();
   /// A slice copy between `src` and the buffer of `dstVal` (an insert_slice
   /// when !sliceIsSource, an extract_slice when it is).
   llvm::Error makeCopy(mlir::Operation &op, mlir::Value src, mlir::RankedTensorType srcType, mlir::Value dstVal,
@@ -145,7 +150,13 @@ private:
     mlir::func::FuncOp callee;
     std::vector<std::vector<int64_t>> resultStrides;
     std::vector<std::vector<int64_t>> argStrides = {};
+    /// The generic kernel's function that this call runs instead of its
+    /// callee, and the value of its dim here (generalizeKernels).
+    mlir::func::FuncOp generic = nullptr;
+    int64_t dim = -1;
   };
+  /// The generic kernels' functions (not in the module).
+  std::vector<mlir::OwningOpRef<mlir::func::FuncOp>> genericFunctions;
   std::vector<CallSite> calls;
   /// Each dispatch result: its call (index into `calls`) and result number.
   llvm::DenseMap<mlir::Value, std::pair<size_t, unsigned>> callResult;

@@ -61,10 +61,33 @@ llvm::Error Compilation::compileKernels() {
   for (const PendingKernel &k : kernels)
     jobs.push_back(k.job);
   std::vector<CompiledKernel> results = compiler.compileAll(jobs, warnings);
+  // A generic kernel that failed to compile: its calls take kernels of
+  // their own shapes, compiled now.
+  size_t before = kernels.size();
+  for (size_t i = 0; i < before; ++i) {
+    if (results[i].error.empty() || kernels[i].specialized.empty())
+      continue;
+    kernels[i].unused = true;
+    std::vector<SpecializedCall> calls = std::move(kernels[i].specialized);
+    for (const SpecializedCall &call : calls) {
+      Command &c = program.commands[call.command];
+      c.kernel = registerKernel(call.callee, call.argStrides, call.resultStrides);
+      c.dim = -1;
+    }
+  }
+  if (kernels.size() > before) {
+    jobs.clear();
+    for (size_t i = before; i < kernels.size(); ++i)
+      jobs.push_back(kernels[i].job);
+    for (CompiledKernel &r : compiler.compileAll(jobs, warnings))
+      results.push_back(std::move(r));
+  }
   // Errors in program order: the first failing dispatch is reported.
   for (size_t i = 0; i < kernels.size(); ++i) {
     PendingKernel &k = kernels[i];
     CompiledKernel &r = results[i];
+    if (k.unused)
+      continue;
     if (!r.error.empty())
       return compileError(r.error);
     for (std::string &w : r.warnings)

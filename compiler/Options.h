@@ -126,6 +126,11 @@ struct CompileOptions {
   /// fails to compile with ErrorCode::ResourceExhausted before anything big
   /// is allocated. 0: no limit.
   uint64_t memoryLimitBytes = 0;
+  /// Dispatches that differ only in the size of one dim share a generic
+  /// kernel (the dim passed at run time) where three or more would each
+  /// compile their own (compiler/GenericKernels.cpp); false: every shape
+  /// its own kernel.
+  bool genericKernels = true;
   /// Threads compiling kernels; 0: one per core.
   unsigned compileThreads = 0;
   /// Record why producer/consumer pairs were not fused (--explain-fusion).

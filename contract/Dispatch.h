@@ -39,6 +39,13 @@ constexpr llvm::StringLiteral kResultStridesAttrName = "jitrun.result_strides";
 /// buffer (a concat that is a prefix of a larger one, shared with it).
 constexpr llvm::StringLiteral kArgStridesAttrName = "jitrun.arg_strides";
 
+/// A generic kernel (compiler/GenericKernels.cpp): a dispatch function whose
+/// tensors have dynamic dims, all equal to its one trailing `index`
+/// argument, which the host program passes at each call (the channel count
+/// of one of DenseNet's dense layers). An i64 attribute on the function: the
+/// largest value the dim takes, which the tile strategy sizes work by.
+constexpr llvm::StringLiteral kGenericDimAttrName = "jitrun.generic_dim";
+
 /// `acc + x * y` in floating point, as the body of a multiply-accumulate
 /// generic that fusion builds (packed weight panels, grouped convolutions,
 /// contractions widened to f32): its multiply is marked fastmath<contract>,

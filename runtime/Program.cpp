@@ -466,8 +466,10 @@ llvm::Error HostProgram::runRange(size_t begin, size_t end, ThreadPool &pool, Ru
         args.push_back(c.bindingOffsets.empty()
                            ? ptrs[c.bindings[i]]
                            : static_cast<uint8_t *>(ptrs[c.bindings[i]]) + c.bindingOffsets[i]);
+      if (c.dim >= 0)
+        args.push_back(reinterpret_cast<void *>(static_cast<intptr_t>(c.dim)));
       // Kernels with bounds checks take the status word after their
-      // buffers; the others never read it.
+      // buffers (and dim); the others never read it.
       const bool checked = !kernelChecks[c.kernel].empty();
       if (checked) {
         ctx.status.store(0, std::memory_order_relaxed);

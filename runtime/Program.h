@@ -85,6 +85,9 @@ struct Command {
   // Byte offsets into the bound buffers (empty: all 0): a result written
   // into its box of a larger buffer, with strides compiled into the kernel.
   std::vector<int64_t> bindingOffsets;
+  // A generic kernel's dim at this call (kGenericDimAttrName), passed after
+  // the buffers; -1: a kernel of static shapes.
+  int64_t dim = -1;
   // --profile: the dispatch function or `fill:SHAPE`/`copy:SRC->DST`, the
   // root op, the root's FLOPs and the bytes read plus written per run, and
   // the source position (file:line:col) of the root or op ("" if none).

@@ -100,6 +100,12 @@ cl::opt<std::string> weights("weights",
                              cl::desc("Matmul weights: f32 (default) or bf16 (f32 weights stored "
                                       "as bf16, inputs rounded to bf16, f32 accumulation)"),
                              cl::init("f32"), cl::cat(category));
+cl::opt<bool> genericKernels(
+    "generic-kernels",
+    cl::desc("Dispatches that differ only in the size of one dim (DenseNet's growing channel "
+             "counts) share one kernel, the dim passed at run time: fewer kernels to compile "
+             "(default true; false: every shape its own kernel)"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> amx("amx",
                   cl::desc("bf16 matmuls in AMX tiles where the host has AMX (default true; "
                            "false: AVX-512 dot products)"),
@@ -646,6 +652,7 @@ static int run(int argc, char **argv) {
   options.reference = reference;
   options.forceAvx2 = forceAvx2;
   options.amx = amx;
+  options.genericKernels = genericKernels;
   if (weights != "f32" && weights != "bf16")
     return fail("--weights must be f32 or bf16, not '" + weights + "'");
   options.bf16Weights = weights == "bf16";

@@ -60,3 +60,46 @@ func.func private @rank(%a: tensor<2x2xf32>) -> tensor<2x2xf32>
     attributes {jitrun.dispatch, jitrun.result_strides = [array<i64: 1>]} {
   return %a : tensor<2x2xf32>
 }
+
+// -----
+
+// A generic kernel (jitrun.generic_dim): buffers come as bare pointers
+// (rank-0 memrefs) viewed at the dim, which follows them and is taken as at
+// least 1; a dynamic dim makes the row-major strides outside it dynamic,
+// given strides stay as they are.
+// CHECK-LABEL: func.func private @generic(
+// CHECK-SAME:    %[[A:[a-z0-9]+]]: memref<f32> {llvm.noalias},
+// CHECK-SAME:    %[[B:[a-z0-9]+]]: memref<f32> {llvm.noalias},
+// CHECK-SAME:    %[[OUT:[a-z0-9]+]]: memref<f32> {llvm.noalias},
+// CHECK-SAME:    %[[DIM:[a-z0-9]+]]: index, %{{[a-z0-9]+}}: index)
+// CHECK:         %[[D:.+]] = affine.max #{{.+}}(%[[DIM]])
+// CHECK:         %[[AV:.+]] = memref.reinterpret_cast %[[A]] to offset: [0], sizes: [3, %[[D]]], strides: [%[[D]], 1]
+// CHECK-SAME:      memref<f32> to memref<3x?xf32, strided<[?, 1]>>
+// CHECK:         memref.reinterpret_cast %[[B]] to offset: [0], sizes: [3, %[[D]]], strides: [64, 1]
+// CHECK-SAME:      memref<f32> to memref<3x?xf32, strided<[64, 1]>>
+// CHECK:         %[[OV:.+]] = memref.reinterpret_cast %[[OUT]]
+// CHECK:         tensor.empty(%[[D]]) : tensor<3x?xf32>
+// CHECK:         bufferization.materialize_in_destination %{{.+}} in restrict writable %[[OV]]
+func.func private @generic(%a: tensor<3x?xf32>, %b: tensor<3x?xf32>, %d: index) -> tensor<3x?xf32>
+    attributes {jitrun.dispatch, jitrun.generic_dim = 40 : i64,
+                jitrun.arg_strides = [array<i64>, array<i64: 64, 1>]} {
+  %e = tensor.empty(%d) : tensor<3x?xf32>
+  %s = linalg.add ins(%a, %b : tensor<3x?xf32>, tensor<3x?xf32>) outs(%e : tensor<3x?xf32>) -> tensor<3x?xf32>
+  return %s : tensor<3x?xf32>
+}
+
+// -----
+
+// expected-error @+1 {{is a generic kernel without a trailing index argument}}
+func.func private @generic_no_dim(%a: tensor<?xf32>) -> tensor<?xf32>
+    attributes {jitrun.dispatch, jitrun.generic_dim = 4 : i64} {
+  return %a : tensor<?xf32>
+}
+
+// -----
+
+// expected-error @+1 {{dispatch operand of type 'tensor<?xf32>' is not a statically shaped tensor}}
+func.func private @dynamic_not_generic(%a: tensor<?xf32>) -> tensor<?xf32>
+    attributes {jitrun.dispatch} {
+  return %a : tensor<?xf32>
+}

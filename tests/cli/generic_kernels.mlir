@@ -1,0 +1,188 @@
+// Dispatches that are the same code at different sizes of one dim share a
+// generic kernel, the dim passed at each call (compiler/GenericKernels.cpp):
+// DenseNet's growing channel counts, 134 kernels -> 27. Values by hand, and
+// against the reference path and the specialized kernels
+// (--generic-kernels=false).
+//
+// Three row sums and three elementwise ops over 2, 3 and 5 columns: two
+// kernels instead of six. Every edge is masked (2, 3 and 5 lanes of 32).
+// RUN: %jitrun %s --function=sums --input=1x2xf32=1,2 --input=1x3xf32=3,4,5 \
+// RUN:   --input=1x5xf32=1,2,3,4,5 --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=SUMS,SUMSGEN
+// RUN: %jitrun %s --function=sums --input=1x2xf32=1,2 --input=1x3xf32=3,4,5 \
+// RUN:   --input=1x5xf32=1,2,3,4,5 --generic-kernels=false --dump-statistics=json 2>&1 \
+// RUN:   | FileCheck %s --check-prefixes=SUMS,SUMSOWN
+// SUMS: result[0]: 1x1xf32=[3]
+// SUMS: result[1]: 1x1xf32=[12]
+// SUMS: result[2]: 1x1xf32=[15]
+// SUMS: result[3]: 1x2xf32=[3 5]
+// SUMS: result[4]: 1x3xf32=[7 9 11]
+// SUMS: result[5]: 1x5xf32=[3 5 7 9 11]
+// SUMSGEN: "dispatches":6,"executables":2,
+// SUMSOWN: "dispatches":6,"executables":6,
+//
+// Matmuls of K = 5, 20 and 37 (a dynamic reduction loop) share one kernel;
+// the last one (K = 64) has the chain of adds fused into it. Seeded random
+// inputs, against the reference path, with and without generic kernels.
+// RUN: %jitrun %s --function=chain --input=4x24xf32 --input=4x5xf32 --input=5x24xf32 \
+// RUN:   --input=4x20xf32 --input=20x24xf32 --input=4x37xf32 --input=37x24xf32 \
+// RUN:   --input=4x64xf32 --input=64x24xf32 --reference --output=@%t.chain.npy
+// RUN: %jitrun %s --function=chain --input=4x24xf32 --input=4x5xf32 --input=5x24xf32 \
+// RUN:   --input=4x20xf32 --input=20x24xf32 --input=4x37xf32 --input=37x24xf32 \
+// RUN:   --input=4x64xf32 --input=64x24xf32 --threads=2 --expected_output=@%t.chain.npy \
+// RUN:   --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=CHAIN,CHAINGEN
+// RUN: %jitrun %s --function=chain --input=4x24xf32 --input=4x5xf32 --input=5x24xf32 \
+// RUN:   --input=4x20xf32 --input=20x24xf32 --input=4x37xf32 --input=37x24xf32 \
+// RUN:   --input=4x64xf32 --input=64x24xf32 --generic-kernels=false --expected_output=@%t.chain.npy \
+// RUN:   --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=CHAIN,CHAINOWN
+// CHAIN: result[0]: matches the expected output
+// CHAINGEN: "dispatches":4,"executables":2,
+// CHAINOWN: "dispatches":4,"executables":4,
+//
+// Rows of 40, 72 and 100 lanes: whole vectors of the dim, then a masked edge.
+// RUN: %jitrun %s --function=lanes --input=3x40xf32 --input=3x72xf32 --input=3x100xf32 \
+// RUN:   --reference --output=@%t.l0.npy --output=@%t.l1.npy --output=@%t.l2.npy
+// RUN: %jitrun %s --function=lanes --input=3x40xf32 --input=3x72xf32 --input=3x100xf32 \
+// RUN:   --threads=2 --expected_output=@%t.l0.npy --expected_output=@%t.l1.npy \
+// RUN:   --expected_output=@%t.l2.npy --expected_atol=0 --expected_rtol=0 --dump-statistics=json 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=LANES
+// LANES-COUNT-3: matches the expected output
+// LANES: "dispatches":3,"executables":1,
+//
+// Named convolutions keep their own kernels: their vectorizer takes no
+// masks, and a dynamic channel edge would stay scalar.
+// RUN: %jitrun %s --function=convs --input=1x4x4x2xf32 --input=3x3x2x3xf32 --input=3x3x2x5xf32 \
+// RUN:   --input=3x3x2x6xf32 --dump-statistics=json 2>&1 >/dev/null | FileCheck %s --check-prefix=CONVS
+// CONVS: "dispatches":3,"executables":3,
+// CONVS-SAME: "scalar_kernels":0,
+
+func.func @sums(%a: tensor<1x2xf32>, %b: tensor<1x3xf32>, %c: tensor<1x5xf32>)
+    -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x2xf32>, tensor<1x3xf32>, tensor<1x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<1x1xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1xf32>) -> tensor<1x1xf32>
+  %sa = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, 0)>],
+                        iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<1x2xf32>) outs(%z : tensor<1x1xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1xf32>
+  %sb = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, 0)>],
+                        iterator_types = ["parallel", "reduction"]}
+      ins(%b : tensor<1x3xf32>) outs(%z : tensor<1x1xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1xf32>
+  %sc = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, 0)>],
+                        iterator_types = ["parallel", "reduction"]}
+      ins(%c : tensor<1x5xf32>) outs(%z : tensor<1x1xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1xf32>
+  %ea = tensor.empty() : tensor<1x2xf32>
+  %ya = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<1x2xf32>) outs(%ea : tensor<1x2xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %two : f32
+    %s = arith.addf %m, %one : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2xf32>
+  %eb = tensor.empty() : tensor<1x3xf32>
+  %yb = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<1x3xf32>) outs(%eb : tensor<1x3xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %two : f32
+    %s = arith.addf %m, %one : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3xf32>
+  %ec = tensor.empty() : tensor<1x5xf32>
+  %yc = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%c : tensor<1x5xf32>) outs(%ec : tensor<1x5xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %two : f32
+    %s = arith.addf %m, %one : f32
+    linalg.yield %s : f32
+  } -> tensor<1x5xf32>
+  return %sa, %sb, %sc, %ya, %yb, %yc : tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x2xf32>, tensor<1x3xf32>, tensor<1x5xf32>
+}
+
+func.func @chain(%b: tensor<4x24xf32>,
+                  %x0: tensor<4x5xf32>, %w0: tensor<5x24xf32>,
+                  %x1: tensor<4x20xf32>, %w1: tensor<20x24xf32>,
+                  %x2: tensor<4x37xf32>, %w2: tensor<37x24xf32>,
+                  %x3: tensor<4x64xf32>, %w3: tensor<64x24xf32>) -> tensor<4x24xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x24xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x24xf32>) -> tensor<4x24xf32>
+  %m0 = linalg.matmul ins(%x0, %w0 : tensor<4x5xf32>, tensor<5x24xf32>)
+      outs(%z : tensor<4x24xf32>) -> tensor<4x24xf32>
+  %a0 = linalg.add ins(%m0, %b : tensor<4x24xf32>, tensor<4x24xf32>)
+      outs(%e : tensor<4x24xf32>) -> tensor<4x24xf32>
+  %m1 = linalg.matmul ins(%x1, %w1 : tensor<4x20xf32>, tensor<20x24xf32>)
+      outs(%z : tensor<4x24xf32>) -> tensor<4x24xf32>
+  %a1 = linalg.add ins(%m1, %a0 : tensor<4x24xf32>, tensor<4x24xf32>)
+      outs(%e : tensor<4x24xf32>) -> tensor<4x24xf32>
+  %m2 = linalg.matmul ins(%x2, %w2 : tensor<4x37xf32>, tensor<37x24xf32>)
+      outs(%z : tensor<4x24xf32>) -> tensor<4x24xf32>
+  %a2 = linalg.add ins(%m2, %a1 : tensor<4x24xf32>, tensor<4x24xf32>)
+      outs(%e : tensor<4x24xf32>) -> tensor<4x24xf32>
+  %m3 = linalg.matmul ins(%x3, %w3 : tensor<4x64xf32>, tensor<64x24xf32>)
+      outs(%z : tensor<4x24xf32>) -> tensor<4x24xf32>
+  %a3 = linalg.add ins(%m3, %a2 : tensor<4x24xf32>, tensor<4x24xf32>)
+      outs(%e : tensor<4x24xf32>) -> tensor<4x24xf32>
+  return %a3 : tensor<4x24xf32>
+}
+
+func.func @lanes(%x0: tensor<3x40xf32>, %x1: tensor<3x72xf32>, %x2: tensor<3x100xf32>) -> (tensor<3x40xf32>, tensor<3x72xf32>, tensor<3x100xf32>) {
+  %half = arith.constant 0.5 : f32
+  %e0 = tensor.empty() : tensor<3x40xf32>
+  %y0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                         iterator_types = ["parallel", "parallel"]}
+      ins(%x0 : tensor<3x40xf32>) outs(%e0 : tensor<3x40xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %x : f32
+    %s = arith.subf %m, %half : f32
+    linalg.yield %s : f32
+  } -> tensor<3x40xf32>
+  %e1 = tensor.empty() : tensor<3x72xf32>
+  %y1 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                         iterator_types = ["parallel", "parallel"]}
+      ins(%x1 : tensor<3x72xf32>) outs(%e1 : tensor<3x72xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %x : f32
+    %s = arith.subf %m, %half : f32
+    linalg.yield %s : f32
+  } -> tensor<3x72xf32>
+  %e2 = tensor.empty() : tensor<3x100xf32>
+  %y2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                         iterator_types = ["parallel", "parallel"]}
+      ins(%x2 : tensor<3x100xf32>) outs(%e2 : tensor<3x100xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %x : f32
+    %s = arith.subf %m, %half : f32
+    linalg.yield %s : f32
+  } -> tensor<3x100xf32>
+  return %y0, %y1, %y2 : tensor<3x40xf32>, tensor<3x72xf32>, tensor<3x100xf32>
+}
+
+func.func @convs(%x: tensor<1x4x4x2xf32>, %f1: tensor<3x3x2x3xf32>, %f2: tensor<3x3x2x5xf32>, %f3: tensor<3x3x2x6xf32>)
+    -> (tensor<1x2x2x3xf32>, tensor<1x2x2x5xf32>, tensor<1x2x2x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<1x2x2x3xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x2x2x3xf32>) -> tensor<1x2x2x3xf32>
+  %c1 = linalg.conv_2d_nhwc_hwcf ins(%x, %f1 : tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32>) outs(%z1 : tensor<1x2x2x3xf32>) -> tensor<1x2x2x3xf32>
+  %e2 = tensor.empty() : tensor<1x2x2x5xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x2x2x5xf32>) -> tensor<1x2x2x5xf32>
+  %c2 = linalg.conv_2d_nhwc_hwcf ins(%x, %f2 : tensor<1x4x4x2xf32>, tensor<3x3x2x5xf32>) outs(%z2 : tensor<1x2x2x5xf32>) -> tensor<1x2x2x5xf32>
+  %e3 = tensor.empty() : tensor<1x2x2x6xf32>
+  %z3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<1x2x2x6xf32>) -> tensor<1x2x2x6xf32>
+  %c3 = linalg.conv_2d_nhwc_hwcf ins(%x, %f3 : tensor<1x4x4x2xf32>, tensor<3x3x2x6xf32>) outs(%z3 : tensor<1x2x2x6xf32>) -> tensor<1x2x2x6xf32>
+  return %c1, %c2, %c3 : tensor<1x2x2x3xf32>, tensor<1x2x2x5xf32>, tensor<1x2x2x6xf32>
+}
