@@ -33,6 +33,9 @@ std::function<void(mlir::PassManager &)> commandLinePassManagerOptions() {
 /// specialization to `shapes`.
 struct CompiledModel::Specialization {
   std::vector<std::vector<int64_t>> shapes;
+  /// Kernels generic in the dynamic dims where they could be (the tiered
+  /// policy's program for a size it cannot split, until the exact one).
+  bool generic = false;
   std::unique_ptr<CompiledProgram> compiled;
   std::unique_ptr<Executor> executor; // null for a dynamic model's signature
   HostProgram signature;              // the specs when there is no executor
@@ -193,8 +196,12 @@ static llvm::Error checkShapes(const std::vector<TensorSpec> &specs,
 std::shared_ptr<CompiledModel::Specialization>
 CompiledModel::find(const std::vector<std::vector<int64_t>> &shapes) {
   std::lock_guard<std::mutex> lock(mutex);
+  // The exact program before a generic one of the same shapes.
   auto it = std::find_if(specializations_.begin(), specializations_.end(),
-                         [&](const auto &s) { return s->shapes == shapes; });
+                         [&](const auto &s) { return s->shapes == shapes && !s->generic; });
+  if (it == specializations_.end())
+    it = std::find_if(specializations_.begin(), specializations_.end(),
+                      [&](const auto &s) { return s->shapes == shapes; });
   if (it == specializations_.end())
     return nullptr;
   std::rotate(specializations_.begin(), it, it + 1); // most recent first
@@ -216,7 +223,7 @@ CompiledModel::specialization(const std::vector<std::vector<int64_t>> &shapes) {
   // `shapes` were checked by planFor. One compile at a time; a caller that
   // waited may find its shapes done.
   std::lock_guard<std::mutex> compiling(compileMutex);
-  if (std::shared_ptr<Specialization> s = find(shapes))
+  if (std::shared_ptr<Specialization> s = find(shapes); s && !s->generic)
     return s;
   CompileOptions o = options;
   o.argumentShapes = shapes;
@@ -229,9 +236,57 @@ CompiledModel::specialization(const std::vector<std::vector<int64_t>> &shapes) {
   std::lock_guard<std::mutex> lock(mutex);
   if (profiling)
     s->executor->setProfiling(true);
+  // It replaces a generic program of its shapes (runs in flight keep theirs).
+  llvm::erase_if(specializations_,
+                 [&](const auto &g) { return g->generic && g->shapes == shapes; });
   specializations_.insert(specializations_.begin(), s);
   if (specializations_.size() > options.maxSpecializations)
     specializations_.pop_back(); // runs in flight keep theirs alive
+  latest = s;
+  return s;
+}
+
+std::vector<std::vector<int64_t>>
+CompiledModel::twinShapes(const std::vector<std::vector<int64_t>> &shapes,
+                          const std::vector<std::vector<int64_t>> &other) const {
+  // Each dynamic dim that differs from `other` (all of them without it) one
+  // smaller, or one larger at 1: tied dims stay equal. A kernel is generic
+  // in one dim: a sequence that changes while the batch does not.
+  std::vector<std::vector<int64_t>> twin = shapes;
+  for (size_t i = 0; i < twin.size() && i < inputs().size(); ++i)
+    for (size_t d = 0; d < twin[i].size() && d < inputs()[i].shape.size(); ++d)
+      if (inputs()[i].shape[d] < 0 &&
+          (other.empty() || i >= other.size() || d >= other[i].size() ||
+           other[i][d] != shapes[i][d]))
+        twin[i][d] += twin[i][d] > 1 ? -1 : 1;
+  return twin;
+}
+
+llvm::Expected<std::unique_ptr<CompiledProgram>>
+CompiledModel::compileGeneric(const std::vector<std::vector<int64_t>> &shapes,
+                              const std::vector<std::vector<int64_t>> &other) {
+  CompileOptions o = options;
+  o.argumentShapes = shapes;
+  o.genericShapes = twinShapes(shapes, other);
+  return compileModel(bytes, name, o);
+}
+
+llvm::Expected<std::shared_ptr<CompiledModel::Specialization>>
+CompiledModel::genericSpecialization(const std::vector<std::vector<int64_t>> &shapes,
+                                     const std::vector<std::vector<int64_t>> &other) {
+  // Not behind compileMutex: a background exact compile must not stall it.
+  llvm::Expected<std::unique_ptr<CompiledProgram>> c = compileGeneric(shapes, other);
+  if (!c)
+    return c.takeError();
+  auto s = std::make_shared<Specialization>(std::move(*c));
+  s->shapes = shapes;
+  s->generic = true;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (profiling)
+    s->executor->setProfiling(true);
+  specializations_.insert(specializations_.begin(), s);
+  if (specializations_.size() > options.maxSpecializations)
+    specializations_.pop_back();
   latest = s;
   return s;
 }
@@ -465,9 +520,42 @@ CompiledModel::planFor(const std::vector<std::vector<int64_t>> &shapes) {
       return std::move(*plan);
     }
   }
+  // Tiered, at a size it cannot split (a sequence through attention): a
+  // program whose kernels are generic in the dynamic dims where they can
+  // be, which the kernel cache holds from an earlier size, runs now; the
+  // exact one compiles in the background and replaces it.
+  bool tiered = options.shapePolicy == ShapePolicy::Tiered && !options.cacheDir.empty();
+  std::vector<std::vector<int64_t>> previous; // the latest compiled shapes
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!specializations_.empty())
+      previous = specializations_.front()->shapes;
+  }
+  bool compiledBefore = !previous.empty();
+  if (tiered && compiledBefore) {
+    llvm::Expected<std::shared_ptr<Specialization>> g = genericSpecialization(shapes, previous);
+    if (g) {
+      compileInBackground(shapes);
+      return Plan{*g, {}, 0, {}};
+    }
+    llvm::consumeError(g.takeError());
+  }
   llvm::Expected<std::shared_ptr<Specialization>> s = specialization(shapes);
   if (!s)
     return s.takeError();
+  // The first size: the kernels generic in each named dim (a kernel is
+  // generic in one) compile in the background, into the kernel cache, for
+  // the sizes to come.
+  if (tiered && !compiledBefore)
+    for (const DimGroup &g : groups)
+      inBackground("generic " + g.name, [this, shapes, g] {
+        std::vector<std::vector<int64_t>> other = shapes;
+        for (size_t i = 0; i < other.size() && i < g.inputDims.size(); ++i)
+          if (g.inputDims[i] >= 0 && g.inputDims[i] < int64_t(other[i].size()))
+            ++other[i][g.inputDims[i]];
+        if (llvm::Expected<std::unique_ptr<CompiledProgram>> c = compileGeneric(shapes, other); !c)
+          llvm::consumeError(c.takeError());
+      });
   // A dim compiled at size 1 was not analyzed: analyze it at size 2 (an
   // import: for a big ONNX model, most of a compile's time). Split, which
   // compiles no new sizes, waits for it here; tiered stalls no call for it.

@@ -191,8 +191,22 @@ private:
   nextBucket(const Plan &plan, const std::vector<std::vector<int64_t>> &shapes);
   /// Tiered: compiles `shapes` in the background (not again if it failed).
   void compileInBackground(const std::vector<std::vector<int64_t>> &shapes);
-  /// Compiles the specialization for `shapes` (checked already), or finds
-  /// it compiled meanwhile.
+  /// `shapes` with each dynamic dim that differs from `other` (every one
+  /// when `other` is empty) one smaller, or larger at 1: the generic
+  /// compile's CompileOptions::genericShapes.
+  std::vector<std::vector<int64_t>> twinShapes(const std::vector<std::vector<int64_t>> &shapes,
+                                               const std::vector<std::vector<int64_t>> &other) const;
+  /// A program at `shapes` whose kernels are generic, where they can be, in
+  /// the dynamic dims that differ from `other`; genericSpecialization also
+  /// keeps it (`generic`, until specialization() replaces it).
+  llvm::Expected<std::unique_ptr<CompiledProgram>>
+  compileGeneric(const std::vector<std::vector<int64_t>> &shapes,
+                 const std::vector<std::vector<int64_t>> &other);
+  llvm::Expected<std::shared_ptr<Specialization>>
+  genericSpecialization(const std::vector<std::vector<int64_t>> &shapes,
+                        const std::vector<std::vector<int64_t>> &other);
+  /// Compiles the exact specialization for `shapes` (checked already), or
+  /// finds it compiled meanwhile.
   llvm::Expected<std::shared_ptr<Specialization>>
   specialization(const std::vector<std::vector<int64_t>> &shapes);
 

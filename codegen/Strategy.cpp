@@ -611,7 +611,9 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
     // A generic kernel's dynamic loop: the tile the anchor asks for, its
     // edge peeled (and masked) at run time.
     if (ShapedType::isDynamic(extents[i])) {
-      result.vector[i] = std::max<int64_t>(1, v);
+      // Not where tiles must divide: their masked writes through a
+      // permuted output map do not verify.
+      result.vector[i] = divisorsOnly ? 1 : std::max<int64_t>(1, v);
       continue;
     }
     v = std::max<int64_t>(1, std::min(v, extents[i]));

@@ -91,6 +91,17 @@ public:
   /// An error once CompileOptions::cancelled says so.
   llvm::Error checkCancelled() const;
 
+  /// CompileOptions::genericShapes: the dispatch calls of the model at
+  /// those shapes, in program order: each callee printed with its dims
+  /// blanked, and its dims (GenericKernels.cpp).
+  struct ShadowCall {
+    std::string text;
+    std::vector<int64_t> dims;
+  };
+  std::vector<ShadowCall> shadowCalls;
+  /// Imports and fuses the model at CompileOptions::genericShapes (through
+  /// the program cache) into shadowCalls.
+  llvm::Error collectShadowCalls(llvm::StringRef bytes, llvm::StringRef name);
   /// A call of a generic kernel, as it would run with a kernel of its own.
   struct SpecializedCall {
     size_t command;
@@ -129,6 +140,14 @@ public:
   std::map<std::string, int> kernelIndex;
   llvm::DenseMap<mlir::Operation *, std::string> kernelKeys;
 };
+
+/// `fn` printed with every dim of every shaped type blanked (and not its
+/// name): equal for dispatches that differ only in their sizes.
+std::string shapelessText(mlir::func::FuncOp fn);
+/// The dims of `fn`'s tensor values (its arguments, then each op's results
+/// in a pre-order walk), flattened: position for position comparable
+/// between functions of equal shapelessText.
+std::vector<int64_t> flatDims(mlir::func::FuncOp fn);
 
 /// Errors of the compiler driver: the model does not parse, verify or compile.
 inline llvm::Error compileError(const llvm::Twine &msg) {

@@ -445,6 +445,44 @@ static void dropCacheAnnotations(ModuleOp module) {
     module->removeAttr(a);
 }
 
+llvm::Error Compilation::collectShadowCalls(llvm::StringRef bytes, llvm::StringRef name) {
+  Compilation shadow;
+  shadow.options = options;
+  shadow.options.argumentShapes = options.genericShapes;
+  shadow.options.genericShapes.clear();
+  shadow.options.progress = nullptr;
+  shadow.options.explainFusion = false;
+  DialectRegistry registry;
+  registerJitrunDialects(registry);
+  shadow.mlirContext = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  shadow.context()->printOpOnDiagnostic(false);
+  shadow.context()->loadAllAvailableDialects();
+  ProgramCache cache(shadow.options, bytes);
+  OwningOpRef<ModuleOp> module = cache.read(*shadow.context());
+  std::string entryName;
+  if (!module || !shadow.restoreFromCache(*module, entryName)) {
+    module = nullptr;
+    if (llvm::Error e = shadow.importAndFuse(bytes, name, module, entryName))
+      return e;
+    if (shadow.dynamic)
+      return compileError("the generic shapes leave the model dynamic");
+    if (cache.enabled()) {
+      shadow.annotateForCache(*module, entryName);
+      (void)cache.write(*module);
+      dropCacheAnnotations(*module);
+    }
+  }
+  auto entry = module->lookupSymbol<func::FuncOp>(entryName);
+  if (!entry)
+    return compileError("no entry at the generic shapes");
+  entry.walk<WalkOrder::PreOrder>([&](func::CallOp call) {
+    auto callee = module->lookupSymbol<func::FuncOp>(call.getCallee());
+    if (callee && callee->hasAttr(kDispatchAttrName))
+      shadowCalls.push_back({shapelessText(callee), flatDims(callee)});
+  });
+  return llvm::Error::success();
+}
+
 llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   auto start = std::chrono::steady_clock::now();
   if (bytes.empty())
@@ -507,6 +545,13 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   if (!jitOr)
     return jitOr.takeError();
   jit = std::move(*jitOr);
+  // The shapes that tell a dynamic dim's sizes in each dispatch: a model
+  // that refuses them gets no generic kernels of its own dims.
+  if (!options.genericShapes.empty() && !options.reference)
+    if (llvm::Error e = collectShadowCalls(bytes, name)) {
+      llvm::consumeError(std::move(e));
+      shadowCalls.clear();
+    }
   func::FuncOp entry = module->lookupSymbol<func::FuncOp>(entryName);
   if (llvm::Error e = buildHostProgram(entry, *module))
     return e;

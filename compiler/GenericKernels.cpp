@@ -41,8 +41,14 @@ namespace {
 
 /// Fewest distinct kernels that share a generic one.
 constexpr size_t kMinGenericGroup = 3;
+/// The size a dynamic dim's generic kernel (CompileOptions::genericShapes)
+/// is tiled and split into workgroups for: one value for every size, since
+/// it is part of the kernel's code and so of its cache key (a sequence
+/// length of a typical request).
+constexpr int64_t kShadowWorkHint = 128;
 
-/// `fn` printed with every dim of every shaped type replaced by `#`.
+} // namespace
+
 std::string shapelessText(func::FuncOp fn) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -82,6 +88,8 @@ std::string shapelessText(func::FuncOp fn) {
   return out;
 }
 
+namespace {
+
 /// Every shaped value of `fn` in a fixed order: the arguments, then each
 /// op's results in a pre-order walk (the same order on every function of
 /// the same shapeless text).
@@ -98,13 +106,16 @@ SmallVector<Value> shapedValues(func::FuncOp fn) {
   return values;
 }
 
-/// The dims of `values`, flattened.
-std::vector<int64_t> dimsOf(llvm::ArrayRef<Value> values) {
+} // namespace
+
+std::vector<int64_t> flatDims(func::FuncOp fn) {
   std::vector<int64_t> dims;
-  for (Value v : values)
+  for (Value v : shapedValues(fn))
     llvm::append_range(dims, cast<RankedTensorType>(v.getType()).getShape());
   return dims;
 }
+
+namespace {
 
 /// `proto` with the flattened dims at `positions` dynamic and a trailing
 /// index argument holding them; null when an op that the dim reaches is not
@@ -138,6 +149,28 @@ OwningOpRef<func::FuncOp> generalize(func::FuncOp proto, const std::set<size_t> 
     if (!isa<linalg::LinalgOp, tensor::EmptyOp, func::ReturnOp>(op) ||
         isa<linalg::ConvolutionOpInterface>(op))
       return nullptr;
+  // Nor a reduction whose result, dynamic, is read through a broadcast (a
+  // softmax's row maxima, a layer norm's means): codegen computes such a
+  // result whole per workgroup in a stack buffer, which would be of
+  // dynamic size.
+  bool broadcastDynamic = false;
+  llvm::DenseSet<Value> reduced; // results of a reduction, or computed from one
+  fn->walk([&](linalg::LinalgOp op) {
+    bool fromReduction = op.getNumReductionLoops() > 0;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      if (!reduced.contains(in->get()))
+        continue;
+      fromReduction = true;
+      auto type = dyn_cast<RankedTensorType>(in->get().getType());
+      if (type && !type.hasStaticShape() && !op.getMatchingIndexingMap(in).isPermutation())
+        broadcastDynamic = true;
+    }
+    if (fromReduction)
+      for (Value r : op->getResults())
+        reduced.insert(r);
+  });
+  if (broadcastDynamic)
+    return nullptr;
   Block &entry = fn->front();
   BlockArgument dim = entry.addArgument(IndexType::get(proto.getContext()), proto.getLoc());
   for (Operation *op : touched) {
@@ -170,6 +203,49 @@ OwningOpRef<func::FuncOp> generalize(func::FuncOp proto, const std::set<size_t> 
 void HostLowering::generalizeKernels() {
   if (!comp.options.genericKernels || comp.options.reference)
     return;
+  llvm::DenseMap<Operation *, std::string> shapeless;
+  auto textOf = [&](func::FuncOp fn) -> const std::string & {
+    auto it = shapeless.find(fn);
+    if (it == shapeless.end())
+      it = shapeless.try_emplace(fn, shapelessText(fn)).first;
+    return it->second;
+  };
+  // The model at other sizes of its dynamic dims (CompileOptions::
+  // genericShapes): a dispatch whose dims differ from its twin's there in
+  // one dim (every differing position the same pair of values) compiles
+  // generic in it. The kernel cache then holds it for every size.
+  if (!comp.shadowCalls.empty() && comp.shadowCalls.size() == calls.size()) {
+    llvm::DenseMap<Operation *, func::FuncOp> made;
+    for (auto [i, site] : llvm::enumerate(calls)) {
+      const Compilation::ShadowCall &twin = comp.shadowCalls[i];
+      if (textOf(site.callee) != twin.text)
+        continue;
+      std::vector<int64_t> dims = flatDims(site.callee);
+      if (dims.size() != twin.dims.size())
+        continue;
+      std::set<size_t> positions;
+      for (size_t p = 0; p < dims.size(); ++p)
+        if (dims[p] != twin.dims[p])
+          positions.insert(p);
+      if (positions.empty())
+        continue;
+      size_t first = *positions.begin();
+      if (dims[first] < 1 || llvm::any_of(positions, [&](size_t p) {
+            return dims[p] != dims[first] || twin.dims[p] != twin.dims[first];
+          }))
+        continue;
+      func::FuncOp &generic = made[site.callee];
+      if (!generic) {
+        OwningOpRef<func::FuncOp> fn = generalize(site.callee, positions, kShadowWorkHint);
+        if (!fn)
+          continue;
+        generic = *fn;
+        genericFunctions.push_back(std::move(fn));
+      }
+      site.generic = generic;
+      site.dim = dims[first];
+    }
+  }
   // Distinct kernels by group: call sites grouped by shapeless text plus
   // strides, then by kernel key within the group.
   auto stridesText = [](const CallSite &site) {
@@ -186,13 +262,9 @@ void HostLowering::generalizeKernels() {
     return s;
   };
   std::map<std::string, std::map<std::string, std::vector<size_t>>> groups;
-  llvm::DenseMap<Operation *, std::string> shapeless;
-  for (auto [i, site] : llvm::enumerate(calls)) {
-    auto it = shapeless.find(site.callee);
-    if (it == shapeless.end())
-      it = shapeless.try_emplace(site.callee, shapelessText(site.callee)).first;
-    groups[it->second + stridesText(site)][comp.kernelKey(site.callee)].push_back(i);
-  }
+  for (auto [i, site] : llvm::enumerate(calls))
+    if (!site.generic)
+      groups[textOf(site.callee) + stridesText(site)][comp.kernelKey(site.callee)].push_back(i);
   for (auto &[text, byKey] : groups) {
     if (byKey.size() < kMinGenericGroup)
       continue;
@@ -205,7 +277,7 @@ void HostLowering::generalizeKernels() {
     std::vector<Member> members;
     for (auto &[key, sites] : byKey) {
       func::FuncOp fn = calls[sites.front()].callee;
-      members.push_back({fn, dimsOf(shapedValues(fn)), &sites});
+      members.push_back({fn, flatDims(fn), &sites});
     }
     size_t n = members.front().dims.size();
     if (llvm::any_of(members, [&](const Member &m) { return m.dims.size() != n; }))

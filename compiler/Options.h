@@ -131,6 +131,12 @@ struct CompileOptions {
   /// compile their own (compiler/GenericKernels.cpp); false: every shape
   /// its own kernel.
   bool genericKernels = true;
+  /// With argumentShapes: the same model at these other shapes (its dynamic
+  /// dims at other sizes) is imported and fused too, and each dispatch whose
+  /// dims differ between the two in one dim only compiles as a generic
+  /// kernel of that dim (the kernel cache then serves every size of it):
+  /// the tiered shape policy's program for a size it cannot split.
+  std::vector<std::vector<int64_t>> genericShapes;
   /// Threads compiling kernels; 0: one per core.
   unsigned compileThreads = 0;
   /// Record why producer/consumer pairs were not fused (--explain-fusion).
@@ -177,6 +183,9 @@ struct Statistics {
   int64_t vnniKernels = 0;
   /// Kernels (distinct) whose bf16 matmuls run in AMX tiles (tdpbf16ps).
   int64_t amxKernels = 0;
+  /// Distinct kernels generic in a dim, its size passed at run time
+  /// (compiler/GenericKernels.cpp).
+  int64_t genericKernels = 0;
   double compileSeconds = 0;
   /// Kernels loaded from the --cache-dir cache instead of compiled.
   int64_t cachedKernels = 0;

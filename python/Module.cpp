@@ -352,6 +352,7 @@ public:
     d["scalar_kernels"] = s.scalar_kernels;
     d["vnni_kernels"] = s.vnni_kernels;
     d["amx_kernels"] = s.amx_kernels;
+    d["generic_kernels"] = s.generic_kernels;
     d["cached_kernels"] = s.cached_kernels;
     d["cached_program"] = s.cached_program;
     d["compile_seconds"] = s.compile_seconds;

@@ -189,7 +189,8 @@ static std::vector<std::pair<const char *, int64_t>> statisticsFields(const jitr
           {"intermediate_bytes", s.intermediateBytes}, {"stack_bytes_max", s.stackBytesMax},
           {"vector_kernels", s.vectorizedOps},   {"scalar_kernels", s.scalarOps},
           {"vnni_kernels", s.vnniKernels},       {"amx_kernels", s.amxKernels},
-          {"cached_kernels", s.cachedKernels},   {"cached_program", s.cachedProgram}};
+          {"cached_kernels", s.cachedKernels},   {"cached_program", s.cachedProgram},
+          {"generic_kernels", s.genericKernels}};
 }
 
 static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, StringRef kind,

@@ -18,7 +18,9 @@
 // SUMS: result[4]: 1x3xf32=[7 9 11]
 // SUMS: result[5]: 1x5xf32=[3 5 7 9 11]
 // SUMSGEN: "dispatches":6,"executables":2,
+// SUMSGEN-SAME: "generic_kernels":2
 // SUMSOWN: "dispatches":6,"executables":6,
+// SUMSOWN-SAME: "generic_kernels":0
 //
 // Matmuls of K = 5, 20 and 37 (a dynamic reduction loop) share one kernel;
 // the last one (K = 64) has the chain of adds fused into it. Seeded random
@@ -36,6 +38,7 @@
 // RUN:   --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=CHAIN,CHAINOWN
 // CHAIN: result[0]: matches the expected output
 // CHAINGEN: "dispatches":4,"executables":2,
+// CHAINGEN-SAME: "generic_kernels":1
 // CHAINOWN: "dispatches":4,"executables":4,
 //
 // Rows of 40, 72 and 100 lanes: whole vectors of the dim, then a masked edge.
@@ -47,6 +50,7 @@
 // RUN:   | FileCheck %s --check-prefix=LANES
 // LANES-COUNT-3: matches the expected output
 // LANES: "dispatches":3,"executables":1,
+// LANES-SAME: "generic_kernels":1
 //
 // Named convolutions keep their own kernels: their vectorizer takes no
 // masks, and a dynamic channel edge would stay scalar.
@@ -54,6 +58,7 @@
 // RUN:   --input=3x3x2x6xf32 --dump-statistics=json 2>&1 >/dev/null | FileCheck %s --check-prefix=CONVS
 // CONVS: "dispatches":3,"executables":3,
 // CONVS-SAME: "scalar_kernels":0,
+// CONVS-SAME: "generic_kernels":0
 
 func.func @sums(%a: tensor<1x2xf32>, %b: tensor<1x3xf32>, %c: tensor<1x5xf32>)
     -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x2xf32>, tensor<1x3xf32>, tensor<1x5xf32>) {

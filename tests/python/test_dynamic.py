@@ -218,6 +218,35 @@ def test_tiered_answers_at_once_then_compiles(cnn):
     close(m(x7), torch_run(model, x7))
 
 
+def test_tiered_new_sequence_runs_generic_kernels_first(encoder, tmp_path):
+    """shape_policy="tiered" at a sequence length it cannot split: the first
+    call runs a program whose kernels are generic in the sequence length
+    (compiled once, then served by the kernel cache) while the exact one
+    compiles in the background and replaces it."""
+    import time
+    path, model = encoder
+    m = jitrun.load(path, cache_dir=str(tmp_path), threads=2, shape_policy="tiered")
+    rng = np.random.RandomState(8)
+
+    def check(s):
+        x = rng.randn(2, s, 32).astype(np.float32)
+        mask = (rng.rand(2, s) > 0.2).astype(np.float32)
+        close(m(x, mask), torch_run(model, x, mask))
+        return x, mask
+    check(16)
+    assert m.statistics["generic_kernels"] == 0  # the first size: exact
+    for s in (23, 9, 40):
+        x, mask = check(s)
+        # Read at once: the exact program takes a compile to replace it.
+        assert m.statistics["generic_kernels"] >= 1, s
+    for _ in range(1200):
+        if m.specializations == 4 and m.statistics["generic_kernels"] == 0:
+            break
+        time.sleep(0.1)
+    assert m.specializations == 4
+    close(m(x, mask), torch_run(model, x, mask))
+
+
 def test_torch_tensors_in_at_any_batch(cnn):
     import torch
     path, model = cnn

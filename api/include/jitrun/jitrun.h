@@ -298,6 +298,9 @@ typedef struct jitrun_statistics_s {
   int64_t cached_program;
   /** Kernels whose bf16 matmuls run in AMX tiles (tdpbf16ps). */
   int64_t amx_kernels;
+  /** Kernels generic in one dim, its size passed at run time (dispatches
+   *  that differ only in that size share one). */
+  int64_t generic_kernels;
 } jitrun_statistics_t;
 
 JITRUN_API jitrun_status_t jitrun_model_statistics(jitrun_model_t model,
