@@ -543,19 +543,6 @@ CompiledModel::planFor(const std::vector<std::vector<int64_t>> &shapes) {
   llvm::Expected<std::shared_ptr<Specialization>> s = specialization(shapes);
   if (!s)
     return s.takeError();
-  // The first size: the kernels generic in each named dim (a kernel is
-  // generic in one) compile in the background, into the kernel cache, for
-  // the sizes to come.
-  if (tiered && !compiledBefore)
-    for (const DimGroup &g : groups)
-      inBackground("generic " + g.name, [this, shapes, g] {
-        std::vector<std::vector<int64_t>> other = shapes;
-        for (size_t i = 0; i < other.size() && i < g.inputDims.size(); ++i)
-          if (g.inputDims[i] >= 0 && g.inputDims[i] < int64_t(other[i].size()))
-            ++other[i][g.inputDims[i]];
-        if (llvm::Expected<std::unique_ptr<CompiledProgram>> c = compileGeneric(shapes, other); !c)
-          llvm::consumeError(c.takeError());
-      });
   // A dim compiled at size 1 was not analyzed: analyze it at size 2 (an
   // import: for a big ONNX model, most of a compile's time). Split, which
   // compiles no new sizes, waits for it here; tiered stalls no call for it.
@@ -563,6 +550,26 @@ CompiledModel::planFor(const std::vector<std::vector<int64_t>> &shapes) {
     probeDims(shapes);
   else if (options.shapePolicy != ShapePolicy::Specialize)
     inBackground("probe", [this, shapes] { probeDims(shapes); });
+  // The first size: the kernels generic in each named dim that cannot be
+  // split (a kernel is generic in one; a dim that splits never needs them)
+  // compile in the background, after the analysis, into the kernel cache,
+  // for the sizes to come.
+  if (tiered && !compiledBefore)
+    for (const DimGroup &g : groups)
+      inBackground("generic " + g.name, [this, shapes, g] {
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          auto it = found.find(g.name);
+          if (it != found.end() && it->second.independent)
+            return;
+        }
+        std::vector<std::vector<int64_t>> other = shapes;
+        for (size_t i = 0; i < other.size() && i < g.inputDims.size(); ++i)
+          if (g.inputDims[i] >= 0 && g.inputDims[i] < int64_t(other[i].size()))
+            ++other[i][g.inputDims[i]];
+        if (llvm::Expected<std::unique_ptr<CompiledProgram>> c = compileGeneric(shapes, other); !c)
+          llvm::consumeError(c.takeError());
+      });
   return Plan{*s, {}, 0, {}};
 }
 
