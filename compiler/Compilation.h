@@ -99,6 +99,12 @@ public:
     std::vector<int64_t> dims;
   };
   std::vector<ShadowCall> shadowCalls;
+  /// A new context and the fused module in it: from the program cache, or
+  /// imported and fused (and then written to the cache, unless only the
+  /// signature or the analysis was asked for or the entry stays dynamic).
+  llvm::Error loadFusedModule(llvm::StringRef bytes, llvm::StringRef name,
+                              mlir::OwningOpRef<mlir::ModuleOp> &module, std::string &entryName,
+                              bool &wroteCache);
   /// Imports and fuses the model at CompileOptions::genericShapes (through
   /// the program cache) into shadowCalls.
   llvm::Error collectShadowCalls(llvm::StringRef bytes, llvm::StringRef name);

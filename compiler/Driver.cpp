@@ -445,6 +445,37 @@ static void dropCacheAnnotations(ModuleOp module) {
     module->removeAttr(a);
 }
 
+llvm::Error Compilation::loadFusedModule(llvm::StringRef bytes, llvm::StringRef name,
+                                         OwningOpRef<ModuleOp> &module, std::string &entryName,
+                                         bool &wroteCache) {
+  DialectRegistry registry;
+  registerJitrunDialects(registry);
+  mlirContext = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  // Errors name the op by location; dumping the whole op (often a whole
+  // kernel) after each message helps nobody reading the CLI output.
+  context()->printOpOnDiagnostic(false);
+  context()->loadAllAvailableDialects();
+  // A warm start: the fused program from the cache; else import and fuse.
+  ProgramCache cache(options, bytes);
+  module = cache.read(*context());
+  if (module && restoreFromCache(*module, entryName)) {
+    stats.cachedProgram = 1;
+    return llvm::Error::success();
+  }
+  module = nullptr;
+  if (llvm::Error e = importAndFuse(bytes, name, module, entryName))
+    return e;
+  if (options.signatureOnly || dynamic || options.analyzeOnly || !cache.enabled())
+    return llvm::Error::success();
+  annotateForCache(*module, entryName);
+  std::string problem = cache.write(*module);
+  dropCacheAnnotations(*module);
+  if (!problem.empty())
+    warnings.push_back("program cache not written: " + problem);
+  wroteCache = problem.empty();
+  return llvm::Error::success();
+}
+
 llvm::Error Compilation::collectShadowCalls(llvm::StringRef bytes, llvm::StringRef name) {
   Compilation shadow;
   shadow.options = options;
@@ -452,26 +483,13 @@ llvm::Error Compilation::collectShadowCalls(llvm::StringRef bytes, llvm::StringR
   shadow.options.genericShapes.clear();
   shadow.options.progress = nullptr;
   shadow.options.explainFusion = false;
-  DialectRegistry registry;
-  registerJitrunDialects(registry);
-  shadow.mlirContext = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
-  shadow.context()->printOpOnDiagnostic(false);
-  shadow.context()->loadAllAvailableDialects();
-  ProgramCache cache(shadow.options, bytes);
-  OwningOpRef<ModuleOp> module = cache.read(*shadow.context());
+  OwningOpRef<ModuleOp> module;
   std::string entryName;
-  if (!module || !shadow.restoreFromCache(*module, entryName)) {
-    module = nullptr;
-    if (llvm::Error e = shadow.importAndFuse(bytes, name, module, entryName))
-      return e;
-    if (shadow.dynamic)
-      return compileError("the generic shapes leave the model dynamic");
-    if (cache.enabled()) {
-      shadow.annotateForCache(*module, entryName);
-      (void)cache.write(*module);
-      dropCacheAnnotations(*module);
-    }
-  }
+  bool wroteCache = false;
+  if (llvm::Error e = shadow.loadFusedModule(bytes, name, module, entryName, wroteCache))
+    return e;
+  if (shadow.dynamic)
+    return compileError("the generic shapes leave the model dynamic");
   auto entry = module->lookupSymbol<func::FuncOp>(entryName);
   if (!entry)
     return compileError("no entry at the generic shapes");
@@ -487,40 +505,18 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   auto start = std::chrono::steady_clock::now();
   if (bytes.empty())
     return compileError("'" + name + "' is empty");
-  DialectRegistry registry;
-  registerJitrunDialects(registry);
-  mlirContext = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
-  // Errors name the op by location; dumping the whole op (often a whole
-  // kernel) after each message helps nobody reading the CLI output.
-  context()->printOpOnDiagnostic(false);
-  context()->loadAllAvailableDialects();
   if (options.progress)
     options.progress("read", 0, 1);
-
-  // A warm start: the fused program from the cache; else import and fuse.
-  ProgramCache cache(options, bytes);
-  OwningOpRef<ModuleOp> module = cache.read(*context());
+  OwningOpRef<ModuleOp> module;
   std::string entryName;
   bool wroteCache = false;
-  if (module && restoreFromCache(*module, entryName)) {
-    stats.cachedProgram = 1;
-    if (options.analyzeOnly)
-      return llvm::Error::success();
-  } else {
-    module = nullptr;
-    if (llvm::Error e = importAndFuse(bytes, name, module, entryName))
-      return e;
-    if (options.signatureOnly || dynamic || options.analyzeOnly)
-      return llvm::Error::success();
-    if (cache.enabled()) {
-      annotateForCache(*module, entryName);
-      std::string problem = cache.write(*module);
-      dropCacheAnnotations(*module);
-      if (!problem.empty())
-        warnings.push_back("program cache not written: " + problem);
-      wroteCache = problem.empty();
-    }
-  }
+  if (llvm::Error e = loadFusedModule(bytes, name, module, entryName, wroteCache))
+    return e;
+  // Only the signature, or the analysis (a cached program was analyzed when
+  // it was written): nothing to compile.
+  if (stats.cachedProgram ? options.analyzeOnly
+                          : options.signatureOnly || dynamic || options.analyzeOnly)
+    return llvm::Error::success();
   module->walk([&](Operation *op) {
     if (isa<linalg::GenericOp>(op))
       ++stats.genericAfter;

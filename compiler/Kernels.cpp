@@ -130,7 +130,7 @@ llvm::Error Compilation::compileKernels() {
     if (r.vnni)
       ++stats.vnniKernels;
     stats.amxKernels += r.amx ? 1 : 0;
-    stats.genericKernels += k.job.text.find(kGenericDimAttrName.data()) != std::string::npos;
+    stats.genericKernels += k.specialized.empty() ? 0 : 1; // only generic kernels have them
     if (r.fromCache)
       ++stats.cachedKernels;
     ++stats.executables;
