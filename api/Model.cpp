@@ -231,14 +231,23 @@ CompiledModel::specialization(const std::vector<std::vector<int64_t>> &shapes) {
   if (!c)
     return c.takeError();
   record((*c)->dims);
-  auto s = std::make_shared<Specialization>(std::move(*c));
+  return keep(std::move(*c), shapes, /*generic=*/false);
+}
+
+std::shared_ptr<CompiledModel::Specialization>
+CompiledModel::keep(std::unique_ptr<CompiledProgram> c,
+                    const std::vector<std::vector<int64_t>> &shapes, bool generic) {
+  auto s = std::make_shared<Specialization>(std::move(c));
   s->shapes = shapes;
+  s->generic = generic;
   std::lock_guard<std::mutex> lock(mutex);
   if (profiling)
     s->executor->setProfiling(true);
-  // It replaces a generic program of its shapes (runs in flight keep theirs).
-  llvm::erase_if(specializations_,
-                 [&](const auto &g) { return g->generic && g->shapes == shapes; });
+  // An exact program replaces a generic one of its shapes (runs in flight
+  // keep theirs).
+  if (!generic)
+    llvm::erase_if(specializations_,
+                   [&](const auto &g) { return g->generic && g->shapes == shapes; });
   specializations_.insert(specializations_.begin(), s);
   if (specializations_.size() > options.maxSpecializations)
     specializations_.pop_back(); // runs in flight keep theirs alive
@@ -278,17 +287,7 @@ CompiledModel::genericSpecialization(const std::vector<std::vector<int64_t>> &sh
   llvm::Expected<std::unique_ptr<CompiledProgram>> c = compileGeneric(shapes, other);
   if (!c)
     return c.takeError();
-  auto s = std::make_shared<Specialization>(std::move(*c));
-  s->shapes = shapes;
-  s->generic = true;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (profiling)
-    s->executor->setProfiling(true);
-  specializations_.insert(specializations_.begin(), s);
-  if (specializations_.size() > options.maxSpecializations)
-    specializations_.pop_back();
-  latest = s;
-  return s;
+  return keep(std::move(*c), shapes, /*generic=*/true);
 }
 
 bool CompiledModel::awaitsAnalysis(const std::vector<std::vector<int64_t>> &shapes) {

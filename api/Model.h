@@ -205,6 +205,11 @@ private:
   llvm::Expected<std::shared_ptr<Specialization>>
   genericSpecialization(const std::vector<std::vector<int64_t>> &shapes,
                         const std::vector<std::vector<int64_t>> &other);
+  /// Keeps a compiled program at `shapes` in memory, most recent first (the
+  /// least recent beyond CompileOptions::maxSpecializations goes).
+  std::shared_ptr<Specialization> keep(std::unique_ptr<CompiledProgram> c,
+                                       const std::vector<std::vector<int64_t>> &shapes,
+                                       bool generic);
   /// Compiles the exact specialization for `shapes` (checked already), or
   /// finds it compiled meanwhile.
   llvm::Expected<std::shared_ptr<Specialization>>
