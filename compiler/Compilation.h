@@ -34,7 +34,8 @@ class Compilation {
 public:
   CompileOptions options;
   /// The model's context and source; both go when the compile ends (the
-  /// program holds copies of the constants it reads).
+  /// program holds copies of the constants it reads, or the mapping of a
+  /// cache entry they lie in).
   std::unique_ptr<mlir::MLIRContext> mlirContext;
   llvm::SourceMgr sourceMgr;
   std::unique_ptr<KernelLoader> jit;
@@ -47,6 +48,10 @@ public:
   /// The entry has dynamic dims and no argumentShapes were given: only its
   /// signature was read (with -1 dims), nothing compiled.
   bool dynamic = false;
+  /// A warm start's mapped cache entry (ProgramCache): constants whose
+  /// blobs lie in it are used in place, the program keeping the mapping.
+  llvm::StringRef mappedPayload;
+  std::shared_ptr<const void> mappedOwner;
   /// CompileOptions::analyzeDims' findings.
   std::vector<DimAnalysis> dims;
 

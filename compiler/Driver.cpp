@@ -460,6 +460,8 @@ llvm::Error Compilation::loadFusedModule(llvm::StringRef bytes, llvm::StringRef 
   module = cache.read(*context());
   if (module && restoreFromCache(*module, entryName)) {
     stats.cachedProgram = 1;
+    mappedPayload = cache.payload();
+    mappedOwner = cache.owner();
     return llvm::Error::success();
   }
   module = nullptr;

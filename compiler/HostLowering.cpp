@@ -377,6 +377,38 @@ llvm::Error HostLowering::lowerOp(Operation &op) {
                      "' is not supported by jitrun's host program yet");
 }
 
+std::optional<int> HostLowering::holdResource(ElementsAttr elements, size_t size) {
+  auto resource = dyn_cast<DenseResourceElementsAttr>(elements);
+  DialectResourceBlobManager::BlobEntry *entry =
+      resource ? resource.getRawHandle().getResource() : nullptr;
+  AsmResourceBlob *blob = entry ? entry->getBlob() : nullptr;
+  if (!blob || size == 0 || blob->getData().size() != size ||
+      reinterpret_cast<uintptr_t>(blob->getData().data()) % 64 != 0)
+    return std::nullopt;
+  const char *data = blob->getData().data();
+  llvm::StringRef mapped = comp.mappedPayload;
+  std::shared_ptr<const void> owner;
+  if (data >= mapped.begin() && data + size <= mapped.end()) {
+    owner = comp.mappedOwner;
+    stats.mappedConstantBytes = saturatingAdd(stats.mappedConstantBytes, int64_t(size));
+  } else if (auto it = heldBlobs.find(data); it != heldBlobs.end()) {
+    owner = it->second;
+  } else if (blob->getDeleter()) {
+    // The blob owns its data: the program takes it over, and the context
+    // keeps a reference to the same bytes (the context goes first).
+    auto taken = std::make_shared<AsmResourceBlob>(std::move(*blob));
+    entry->setBlob(UnmanagedAsmResourceBlob::allocateWithAlign(taken->getData(),
+                                                               taken->getDataAlignment()));
+    owner = std::shared_ptr<const void>(taken, data);
+    heldBlobs[data] = owner;
+  } else {
+    return std::nullopt;
+  }
+  if (llvm::find(p.sharedConstants, owner) == p.sharedConstants.end())
+    p.sharedConstants.push_back(owner);
+  return p.addBuffer(Buffer{BufferKind::Constant, 0, size, data});
+}
+
 llvm::Error HostLowering::lowerConstant(Operation &op, arith::ConstantOp cst) {
   auto elements = dyn_cast<ElementsAttr>(cst.getValue());
   if (!elements)
@@ -388,6 +420,10 @@ llvm::Error HostLowering::lowerConstant(Operation &op, arith::ConstantOp cst) {
   if (llvm::Error e = comp.checkMemoryLimit("constants"))
     return e;
   size_t size = static_cast<size_t>(specBytes(*spec));
+  if (std::optional<int> held = holdResource(elements, size)) {
+    bufferOf[cst.getResult()] = *held;
+    return llvm::Error::success();
+  }
   // Weights of 2 MiB or more in huge pages, like large tensors.
   AlignedStorage storage = allocateAligned(size + 1);
   if (!storage)

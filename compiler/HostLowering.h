@@ -19,6 +19,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -58,6 +59,11 @@ private:
   llvm::Error lowerBlock(mlir::Block &block);
   llvm::Error lowerOp(mlir::Operation &op);
   llvm::Error lowerConstant(mlir::Operation &op, mlir::arith::ConstantOp cst);
+  /// A dense_resource constant of `size` bytes, 64-byte aligned, held where
+  /// it lies instead of copied: in the mapped cache entry (a warm start), or
+  /// a blob that owns its data (fusion's weights, the cache's), which the
+  /// program takes over. Its buffer, or none.
+  std::optional<int> holdResource(mlir::ElementsAttr elements, size_t size);
   llvm::Error lowerCall(mlir::Operation &op, mlir::func::CallOp call);
   llvm::Error lowerFill(mlir::Operation &op, mlir::linalg::FillOp fill);
   llvm::Error lowerCast(mlir::Operation &op, mlir::tensor::CastOp cast);
@@ -136,6 +142,8 @@ private:
   mlir::ModuleOp module;
   Statistics &stats = comp.stats;
   llvm::DenseMap<mlir::Value, int> bufferOf;
+  /// Blobs holdResource took over, by their data.
+  llvm::DenseMap<const void *, std::shared_ptr<const void>> heldBlobs;
   /// Scalars of the host program live in registers: constants get their
   /// value at the start of a run, the rest are computed by Scalar/Extract
   /// commands and loop counters.

@@ -191,6 +191,9 @@ struct Statistics {
   int64_t cachedKernels = 0;
   /// 1 when the fused program came from the cache (import and fusion skipped).
   int64_t cachedProgram = 0;
+  /// Constant bytes the program reads where the mapped cache entry holds
+  /// them (a warm start), instead of copies.
+  int64_t mappedConstantBytes = 0;
 };
 
 } // namespace jitrun

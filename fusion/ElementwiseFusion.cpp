@@ -40,6 +40,10 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
   return std::nullopt;
 }
 
+AsmResourceBlob weightBlob(ArrayRef<char> bytes) {
+  return HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, 64);
+}
+
 Value convertConstant(OpBuilder &b, Location loc, arith::ConstantOp cst, Type to,
                       StringRef resourceName,
                       function_ref<void(const char *from, char *to)> convert) {
@@ -62,7 +66,7 @@ Value convertConstant(OpBuilder &b, Location loc, arith::ConstantOp cst, Type to
   std::vector<char> out(n * toBytes);
   for (size_t i = 0; i < n; ++i)
     convert(bytes->data() + i * fromBytes, out.data() + i * toBytes);
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<char>(out));
+  AsmResourceBlob blob = weightBlob(out);
   return arith::ConstantOp::create(
       b, loc, newType, DenseResourceElementsAttr::get(newType, resourceName, std::move(blob)));
 }
@@ -246,7 +250,7 @@ struct FoldResourceTranspose : public OpRewritePattern<linalg::GenericOp> {
       }
     }
     AsmResourceBlob folded =
-        HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<char>(out));
+        weightBlob(out);
     auto newAttr = DenseResourceElementsAttr::get(outType, key, std::move(folded));
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, outType, newAttr);
     return success();
@@ -299,7 +303,7 @@ struct FoldConstantSlice : public OpRewritePattern<tensor::ExtractSliceOp> {
         idx[d] = 0;
       }
     }
-    AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<char>(out));
+    AsmResourceBlob blob = weightBlob(out);
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op, outType, DenseResourceElementsAttr::get(outType, "folded_slice", std::move(blob)));
     return success();

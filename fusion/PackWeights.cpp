@@ -204,7 +204,7 @@ static Value packedConstant(PatternRewriter &rewriter, Location loc, ArrayRef<ch
   shape.append(kShape.begin(), kShape.end());
   shape.push_back(width);
   auto packedType = RankedTensorType::get(shape, elem);
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<char>(packed));
+  AsmResourceBlob blob = weightBlob(packed);
   return arith::ConstantOp::create(
       rewriter, loc, packedType,
       DenseResourceElementsAttr::get(packedType, "packed_weights", std::move(blob)));
@@ -228,7 +228,7 @@ static Value vnniPackedConstant(PatternRewriter &rewriter, Location loc, ArrayRe
                       bytes.data() + ((2 * kp + v) * n + p * width + t) * eb, eb);
   }
   auto packedType = RankedTensorType::get({panels, pairs, width, 2}, elem);
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<char>(packed));
+  AsmResourceBlob blob = weightBlob(packed);
   return arith::ConstantOp::create(
       rewriter, loc, packedType,
       DenseResourceElementsAttr::get(packedType, "packed_weights", std::move(blob)));

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -64,6 +65,11 @@ void populateGeneralizeElementwisePatterns(mlir::RewritePatternSet &patterns);
 /// The row-major bytes of a constant's value (dense or dense_resource, of
 /// int or float elements); none for a splat or an unloaded resource.
 std::optional<llvm::ArrayRef<char>> constantBytes(mlir::Attribute value);
+
+/// A copy of `bytes` as a resource blob aligned to 64 bytes: the alignment
+/// a program cache entry keeps its weights at (compiler/ProgramCache.h), and
+/// what lets the host program hold the blob instead of a copy.
+mlir::AsmResourceBlob weightBlob(llvm::ArrayRef<char> bytes);
 
 /// `v` (a float tensor) converted to `element` by an elementwise generic
 /// (arith.extf or arith.truncf), of `v`'s shape.

@@ -355,6 +355,7 @@ public:
     d["generic_kernels"] = s.generic_kernels;
     d["cached_kernels"] = s.cached_kernels;
     d["cached_program"] = s.cached_program;
+    d["mapped_constant_bytes"] = s.mapped_constant_bytes;
     d["compile_seconds"] = s.compile_seconds;
     return d;
   }

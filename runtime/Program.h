@@ -157,6 +157,9 @@ public:
   size_t arenaBytes = 0, intermediateBytes = 0;
   /// Constant data owned by the program (splats expanded, etc.).
   std::vector<AlignedStorage> ownedConstants;
+  /// What keeps the other constants alive where they lie: the mapped cache
+  /// entry (a warm start), or resource blobs taken over from the compile.
+  std::vector<std::shared_ptr<const void>> sharedConstants;
   /// Scalar registers' values at the start of a run (constants; the rest 0).
   std::vector<int64_t> initialInts;
   std::vector<double> initialFloats;

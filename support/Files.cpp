@@ -42,44 +42,61 @@ static const char *kindOf(mode_t mode) {
   return "not a regular file";
 }
 
-llvm::Expected<std::string> jitrun::readRegularFile(llvm::StringRef path, llvm::StringRef what,
-                                                    uint64_t maxBytes) {
+namespace {
+/// An open regular file, checked as readRegularFile promises.
+struct OpenedFile {
+  int fd = -1;
+  uint64_t size = 0;
+  ~OpenedFile() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+};
+} // namespace
+
+static llvm::Error openRegularFile(llvm::StringRef path, llvm::StringRef what, uint64_t maxBytes,
+                                   OpenedFile &file) {
   std::string p = path.str();
   auto cannot = [&](const llvm::Twine &why) {
     return fileError("cannot read " + what + " '" + path + "': " + why);
   };
   // O_NONBLOCK: opening a FIFO with no writer must not hang; the file is
   // refused below anyway unless it is regular.
-  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
+  file.fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (file.fd < 0) {
     int e = errno;
     return llvm::createStringError(std::error_code(e, std::generic_category()),
                                    "cannot open " + what + " '" + path + "': " +
                                        std::strerror(e));
   }
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
   struct stat st;
-  if (::fstat(fd, &st) != 0)
+  if (::fstat(file.fd, &st) != 0)
     return cannot(std::strerror(errno));
   if (!S_ISREG(st.st_mode))
     return cannot(llvm::Twine("it is ") + kindOf(st.st_mode) + ", not a regular file");
   uint64_t limit = maxBytes ? maxBytes : physicalMemoryBytes();
-  uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (limit && size > limit)
-    return cannot("it has " + llvm::Twine(size) + " bytes, more than the " + llvm::Twine(limit) +
-                  " bytes " + (maxBytes ? "allowed" : "of this host's memory"));
+  file.size = static_cast<uint64_t>(st.st_size);
+  if (limit && file.size > limit)
+    return cannot("it has " + llvm::Twine(file.size) + " bytes, more than the " +
+                  llvm::Twine(limit) + " bytes " +
+                  (maxBytes ? "allowed" : "of this host's memory"));
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string> jitrun::readRegularFile(llvm::StringRef path, llvm::StringRef what,
+                                                    uint64_t maxBytes) {
+  OpenedFile file;
+  if (llvm::Error e = openRegularFile(path, what, maxBytes, file))
+    return std::move(e);
   std::string data;
-  data.resize(size);
+  data.resize(file.size);
   size_t done = 0;
-  while (done < size) {
-    ssize_t n = ::read(fd, data.data() + done, size - done);
+  while (done < file.size) {
+    ssize_t n = ::read(file.fd, data.data() + done, file.size - done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)
-      return cannot(std::strerror(errno));
+      return fileError("cannot read " + what + " '" + path + "': " + std::strerror(errno));
     if (n == 0)
       break; // shrunk while reading
     done += static_cast<size_t>(n);
@@ -88,7 +105,20 @@ llvm::Expected<std::string> jitrun::readRegularFile(llvm::StringRef path, llvm::
   return data;
 }
 
-static bool writeAll(int fd, llvm::StringRef data, std::string &err) {
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+jitrun::mapRegularFile(llvm::StringRef path, llvm::StringRef what, uint64_t maxBytes) {
+  OpenedFile file;
+  if (llvm::Error e = openRegularFile(path, what, maxBytes, file))
+    return std::move(e);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getOpenFile(
+      llvm::sys::fs::convertFDToNativeFile(file.fd), path, file.size,
+      /*RequiresNullTerminator=*/false, /*IsVolatile=*/false);
+  if (!buffer)
+    return fileError("cannot read " + what + " '" + path + "': " + buffer.getError().message());
+  return std::move(*buffer);
+}
+
+bool jitrun::writeAll(int fd, llvm::StringRef data, std::string &err) {
   size_t done = 0;
   while (done < data.size()) {
     ssize_t n = ::write(fd, data.data() + done, data.size() - done);
@@ -104,6 +134,11 @@ static bool writeAll(int fd, llvm::StringRef data, std::string &err) {
 }
 
 llvm::Error jitrun::writeFileSafely(llvm::StringRef path, llvm::StringRef data) {
+  return writeFileSafely(path, [&](int fd, std::string &err) { return writeAll(fd, data, err); });
+}
+
+llvm::Error jitrun::writeFileSafely(llvm::StringRef path,
+                                    llvm::function_ref<bool(int fd, std::string &err)> write) {
   auto cannot = [&](const llvm::Twine &why) {
     return fileError("cannot write '" + path + "': " + why);
   };
@@ -124,7 +159,7 @@ llvm::Error jitrun::writeFileSafely(llvm::StringRef path, llvm::StringRef data) 
     if (fd < 0)
       return cannot(std::strerror(errno));
     std::string err;
-    bool ok = writeAll(fd, data, err);
+    bool ok = write(fd, err);
     if (::close(fd) != 0 && ok) {
       ok = false;
       err = std::strerror(errno);
@@ -139,7 +174,7 @@ llvm::Error jitrun::writeFileSafely(llvm::StringRef path, llvm::StringRef data) 
           llvm::sys::fs::createUniqueFile(target + ".tmp-%%%%%%%%", fd, temp))
     return cannot("cannot create a temporary file next to it: " + ec.message());
   std::string err;
-  bool ok = writeAll(fd, data, err);
+  bool ok = write(fd, err);
   if (::close(fd) != 0 && ok) {
     ok = false;
     err = std::strerror(errno);

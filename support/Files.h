@@ -17,10 +17,13 @@
 #ifndef JITRUN_SUPPORT_FILES_H
 #define JITRUN_SUPPORT_FILES_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace jitrun {
@@ -36,8 +39,23 @@ uint64_t physicalMemoryBytes();
 llvm::Expected<std::string> readRegularFile(llvm::StringRef path, llvm::StringRef what,
                                             uint64_t maxBytes = 0);
 
+/// The whole regular file at `path`, by the checks of readRegularFile, as a
+/// buffer mapped from the page cache (read into memory when small): a large
+/// file costs no fresh memory and no copy. For files jitrun replaces only by
+/// renaming (cache entries): the mapping keeps the bytes it saw.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> mapRegularFile(llvm::StringRef path,
+                                                                   llvm::StringRef what,
+                                                                   uint64_t maxBytes = 0);
+
 /// Writes `data` to `path` by the rules above.
 llvm::Error writeFileSafely(llvm::StringRef path, llvm::StringRef data);
+/// The same, the bytes put by `write` into the (temporary) file `fd`; it
+/// returns false with a reason in `err` to leave the target untouched.
+llvm::Error writeFileSafely(llvm::StringRef path,
+                            llvm::function_ref<bool(int fd, std::string &err)> write);
+
+/// Writes all of `data` to `fd`; false with the reason in `err`.
+bool writeAll(int fd, llvm::StringRef data, std::string &err);
 
 } // namespace jitrun
 

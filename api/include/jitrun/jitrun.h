@@ -301,6 +301,9 @@ typedef struct jitrun_statistics_s {
   /** Kernels generic in one dim, its size passed at run time (dispatches
    *  that differ only in that size share one). */
   int64_t generic_kernels;
+  /** Weight bytes read in place from the mapped program cache entry (a warm
+   *  start) instead of copied. */
+  int64_t mapped_constant_bytes;
 } jitrun_statistics_t;
 
 JITRUN_API jitrun_status_t jitrun_model_statistics(jitrun_model_t model,

@@ -11,7 +11,7 @@ import sys
 directory, how = sys.argv[1], sys.argv[2]
 if how.endswith("-program"):
     # Program entries (program_cache.mlir): a header line (jitrun-program KEY
-    # SIZE BLAKE3) and MLIR bytecode.
+    # SIZE BLAKE3) padded to 4096 bytes and MLIR bytecode.
     files = sorted(glob.glob(directory + "/*.jrp"))
     assert files, directory
     datas = [open(f, "rb").read() for f in files]
