@@ -609,11 +609,10 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
     if (broadcastEpilogue)
       v = static_cast<int>(i) == lanesLoop ? 2 * lanes : 1;
     // A generic kernel's dynamic loop: the tile the anchor asks for, its
-    // edge peeled (and masked) at run time.
+    // edge peeled, and masked at run time (or run a row at a time where
+    // tiles must divide: unitTileDynamicEdges).
     if (ShapedType::isDynamic(extents[i])) {
-      // Not where tiles must divide: their masked writes through a
-      // permuted output map do not verify.
-      result.vector[i] = divisorsOnly ? 1 : std::max<int64_t>(1, v);
+      result.vector[i] = std::max<int64_t>(1, v);
       continue;
     }
     v = std::max<int64_t>(1, std::min(v, extents[i]));

@@ -59,6 +59,26 @@
 // CONVS: "dispatches":3,"executables":3,
 // CONVS-SAME: "scalar_kernels":0,
 // CONVS-SAME: "generic_kernels":0
+//
+// Matmuls of 64, 75 and 101 rows by one packed weight: one generic kernel
+// whose dynamic rows run in 8-row tiles (8x32 contractions), and the edge
+// (3 and 5 rows) one row at a time: its masked writes through the packed
+// output map would not verify (codegen/Tile.cpp, unitTileDynamicEdges).
+// RUN: %debian-python %S/Inputs/packed_rows_model.py 64 75 101 > %t.rows.mlir
+// RUN: %jitrun %t.rows.mlir --input=64x128xf32 --input=75x128xf32 --input=101x128xf32 \
+// RUN:   --reference --output=@%t.r0.npy --output=@%t.r1.npy --output=@%t.r2.npy
+// RUN: %jitrun %t.rows.mlir --input=64x128xf32 --input=75x128xf32 --input=101x128xf32 \
+// RUN:   --threads=2 --expected_output=@%t.r0.npy --expected_output=@%t.r1.npy \
+// RUN:   --expected_output=@%t.r2.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=ROWS
+// RUN: %jitrun %t.rows.mlir --input=64x128xf32 --input=75x128xf32 --input=101x128xf32 \
+// RUN:   --mlir-print-ir-after=jitrun-codegen-vectorize 2>&1 >/dev/null | FileCheck %s --check-prefix=ROWTILES
+// ROWS-COUNT-3: matches the expected output
+// ROWS: "dispatches":3,"executables":1,
+// ROWS-SAME: "scalar_kernels":0,
+// ROWS-SAME: "generic_kernels":1
+// ROWTILES: func.func @main_dispatch_{{[0-9]+}}_generic
+// ROWTILES: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// ROWTILES: vector.contract {{.*}} : vector<1xf32>, vector<1x32xf32> into vector<32xf32>
 
 func.func @sums(%a: tensor<1x2xf32>, %b: tensor<1x3xf32>, %c: tensor<1x5xf32>)
     -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x2xf32>, tensor<1x3xf32>, tensor<1x5xf32>) {
