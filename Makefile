@@ -203,7 +203,7 @@ fuzz: fuzz-regressions
 # every pass and the API: unit tests, the C and C++ API tests, the lit tests
 # of every fusion, codegen and import pass and the CLI's hostile-input tests.
 ASAN_CI_BUILD ?= build-asan-ci
-ASAN_CI_LIT ?= (codegen|fusion|pipeline)/|cli/(onnx_import|integer_division|gather_out_of_range|bool_tensors|file_kinds|kernel_cache|kernel_cache_full_disk|calls_and_messages|host_if|deep_nesting|huge_constant|random_bytes|truncated_mlir|memory_limit|int8_matmul_epilogue_values|wrong_input|squeeze_excite|parallel_pad|pad_border_fill|integer_math_tiles|generic_kernels|dispatch_writes_in_place)
+ASAN_CI_LIT ?= (codegen|fusion|pipeline)/|cli/(onnx_import|integer_division|gather_out_of_range|bool_tensors|file_kinds|kernel_cache|kernel_cache_full_disk|calls_and_messages|host_if|deep_nesting|huge_constant|random_bytes|truncated_mlir|memory_limit|int8_matmul_epilogue_values|wrong_input|squeeze_excite|parallel_pad|pad_border_fill|integer_math_tiles|generic_kernels|dispatch_writes_in_place|program_cache)
 test-asan-ci: setup-sanitize
 	cmake -S . -B $(ASAN_CI_BUILD) $(SAN_CMAKE) -DJITRUN_SANITIZE=address
 	cmake --build $(ASAN_CI_BUILD) -j $(JOBS) --target jitrun jit-opt jitrun_models \
