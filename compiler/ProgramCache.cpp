@@ -7,6 +7,7 @@
 #include "contract/Target.h"
 #include "fusion/Passes.h"
 #include "support/Files.h"
+#include "support/Hash.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -15,7 +16,6 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
@@ -29,7 +29,7 @@
 namespace jitrun {
 
 /// Bump when import or fusion changes what a model fuses into.
-static constexpr llvm::StringLiteral kProgramCacheVersion = "jitrun-program-2";
+static constexpr llvm::StringLiteral kProgramCacheVersion = "jitrun-program-3";
 static constexpr llvm::StringLiteral kMagic = "jitrun-program";
 /// The header's size: the payload starts page-aligned in a mapping, so
 /// every blob keeps its alignment.
@@ -41,11 +41,6 @@ bool usesAmx(const CompileOptions &options) {
   return options.amx && !options.reference && !options.forceAvx2 && amxTileStateGranted();
 }
 
-static std::string blake3Hex(llvm::StringRef bytes) {
-  llvm::BLAKE3 hash;
-  hash.update(bytes);
-  return llvm::toHex(hash.final(), /*LowerCase=*/true);
-}
 
 ProgramCache::ProgramCache(const CompileOptions &options, llvm::StringRef modelBytes) {
   if (options.cacheDir.empty() || options.signatureOnly || options.explainFusion ||
@@ -53,7 +48,7 @@ ProgramCache::ProgramCache(const CompileOptions &options, llvm::StringRef modelB
     return;
   if (!cacheDirProblem(options.cacheDir).empty())
     return; // the kernel cache reports the problem
-  std::string text = blake3Hex(modelBytes) + "\nfunction=" + options.function +
+  std::string text = pieceHashHex(modelBytes) + "\nfunction=" + options.function +
                      "\nfusion=" + fusionModeName(options.fusion).str() +
                      (options.reference ? " reference" : "") +
                      (options.bf16Weights ? " bf16-weights" : "") +
@@ -95,7 +90,7 @@ mlir::OwningOpRef<mlir::ModuleOp> ProgramCache::read(mlir::MLIRContext &context)
   header.split(f, ' ');
   uint64_t size;
   if (f.size() != 4 || f[0] != kMagic || f[1] != key || f[2].getAsInteger(10, size) ||
-      size != payload.size() || blake3Hex(payload) != f[3])
+      size != payload.size() || pieceHashHex(payload) != f[3])
     return nullptr;
   // A small entry is read, not mapped: align its payload as a mapping is.
   std::shared_ptr<llvm::MemoryBuffer> owner = std::move(*file);
@@ -176,7 +171,7 @@ class HashingFileStream : public llvm::raw_ostream {
 public:
   explicit HashingFileStream(int fd) : fd(fd) { SetBufferSize(1 << 20); }
   ~HashingFileStream() override { flush(); }
-  llvm::BLAKE3 hash;
+  PieceHash hash;
   std::string error;
 
 private:
@@ -212,7 +207,7 @@ std::string ProgramCache::write(mlir::ModuleOp module) {
       return false;
     }
     std::string header = kMagic.str() + " " + key + " " + std::to_string(os.tell()) + " " +
-                         llvm::toHex(os.hash.final(), /*LowerCase=*/true) + "\n";
+                         os.hash.finalHex() + "\n";
     if (::pwrite(fd, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size())) {
       err = std::strerror(errno);
       return false;

@@ -3,7 +3,8 @@
 // A warm start skips parsing (or ONNX import), the import passes and
 // fusion: the module after fusion is kept as MLIR bytecode, keyed by a hash
 // of the model's bytes and of every option that shapes those phases, and by
-// the jitrun build. Host lowering then runs as usual, and the kernels come
+// the jitrun build. Both hashes (the model's, the payload's BLAKE3 below)
+// are BLAKE3s of the BLAKE3s of 64 MiB pieces, which hash on all cores. Host lowering then runs as usual, and the kernels come
 // from the kernel cache.
 //
 // An entry is `DIR/KEY.jrp`: a header line

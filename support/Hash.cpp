@@ -1,0 +1,59 @@
+//===- Hash.cpp - BLAKE3 over pieces, hashed on all cores -----------------===//
+
+#include "support/Hash.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+using namespace jitrun;
+
+void PieceHash::update(llvm::StringRef data) {
+  while (!data.empty()) {
+    size_t n = std::min(pieceBytes - inPiece, data.size());
+    piece.update(data.take_front(n));
+    inPiece += n;
+    data = data.drop_front(n);
+    if (inPiece == pieceBytes)
+      endPiece();
+  }
+}
+
+void PieceHash::endPiece() {
+  llvm::BLAKE3Result<> d = piece.final();
+  digests.append(d.begin(), d.end());
+  piece.init();
+  inPiece = 0;
+}
+
+std::string PieceHash::finalHex() {
+  // Empty data is one empty piece, as in pieceHashHex.
+  if (inPiece || digests.empty())
+    endPiece();
+  return llvm::toHex(llvm::BLAKE3::hash(llvm::arrayRefFromStringRef(digests)),
+                     /*LowerCase=*/true);
+}
+
+std::string jitrun::pieceHashHex(llvm::StringRef bytes, size_t pieceBytes) {
+  size_t pieces = std::max<size_t>(1, llvm::divideCeil(bytes.size(), pieceBytes));
+  std::vector<llvm::BLAKE3Result<>> digests(pieces);
+  auto hashPieces = [&](size_t first, size_t step) {
+    for (size_t i = first; i < pieces; i += step)
+      digests[i] = llvm::BLAKE3::hash(
+          llvm::arrayRefFromStringRef(bytes.substr(i * pieceBytes, pieceBytes)));
+  };
+  size_t threads = std::min<size_t>(pieces, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads; ++t)
+    helpers.emplace_back(hashPieces, t, threads);
+  hashPieces(0, threads);
+  for (std::thread &h : helpers)
+    h.join();
+  std::string all;
+  for (const llvm::BLAKE3Result<> &d : digests)
+    all.append(d.begin(), d.end());
+  return llvm::toHex(llvm::BLAKE3::hash(llvm::arrayRefFromStringRef(all)), /*LowerCase=*/true);
+}
