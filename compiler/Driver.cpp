@@ -29,6 +29,8 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FileSystem.h"
@@ -40,7 +42,9 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <optional>
 #include <pthread.h>
+#include <thread>
 
 using namespace mlir;
 
@@ -509,6 +513,30 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
     return compileError("'" + name + "' is empty");
   if (options.progress)
     options.progress("read", 0, 1);
+  // The generic shapes' twin (collectShadowCalls) is imported and fused on
+  // a thread of its own meanwhile, in its own context: the generic tier's
+  // first result waited for the two one after the other. (Here, if no
+  // thread can be made.)
+  bool wantTwin = !options.genericShapes.empty() && !options.reference, twinFailed = false;
+  auto importTwin = [&] {
+    if (llvm::Error e = collectShadowCalls(bytes, name)) {
+      llvm::consumeError(std::move(e));
+      twinFailed = true;
+    }
+  };
+  std::optional<std::thread> twin;
+#if defined(__cpp_exceptions)
+  if (wantTwin)
+    try {
+      twin.emplace(importTwin);
+    } catch (const std::exception &) {
+      twin.reset();
+    }
+#endif
+  auto joinTwin = llvm::make_scope_exit([&] {
+    if (twin && twin->joinable())
+      twin->join();
+  });
   OwningOpRef<ModuleOp> module;
   std::string entryName;
   bool wroteCache = false;
@@ -545,11 +573,12 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   jit = std::move(*jitOr);
   // The shapes that tell a dynamic dim's sizes in each dispatch: a model
   // that refuses them gets no generic kernels of its own dims.
-  if (!options.genericShapes.empty() && !options.reference)
-    if (llvm::Error e = collectShadowCalls(bytes, name)) {
-      llvm::consumeError(std::move(e));
-      shadowCalls.clear();
-    }
+  if (twin)
+    twin->join();
+  else if (wantTwin)
+    importTwin();
+  if (twinFailed)
+    shadowCalls.clear();
   func::FuncOp entry = module->lookupSymbol<func::FuncOp>(entryName);
   if (llvm::Error e = buildHostProgram(entry, *module))
     return e;

@@ -47,8 +47,19 @@ std::string jitrun::pieceHashHex(llvm::StringRef bytes, size_t pieceBytes) {
   };
   size_t threads = std::min<size_t>(pieces, std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> helpers;
+#if defined(__cpp_exceptions)
+  try {
+    for (size_t t = 1; t < threads; ++t)
+      helpers.emplace_back(hashPieces, t, threads);
+  } catch (const std::exception &) {
+    // Fewer threads than asked: this one takes the pieces of the rest.
+    for (size_t t = helpers.size() + 1; t < threads; ++t)
+      hashPieces(t, threads);
+  }
+#else
   for (size_t t = 1; t < threads; ++t)
     helpers.emplace_back(hashPieces, t, threads);
+#endif
   hashPieces(0, threads);
   for (std::thread &h : helpers)
     h.join();
