@@ -69,7 +69,11 @@ CompiledModel::~CompiledModel() {
 
 llvm::Expected<std::unique_ptr<CompiledModel>>
 CompiledModel::compileBuffer(llvm::StringRef bytes, llvm::StringRef name,
-                             const CompileOptions &options) {
+                             const CompileOptions &given) {
+  // Every compile of these bytes (each specialization, each twin) shares
+  // one hash of them.
+  CompileOptions options = given;
+  options.modelHash = std::make_shared<CompileOptions::ModelHash>();
   llvm::Expected<std::unique_ptr<CompiledProgram>> c = compileModel(bytes, name, options);
   if (!c)
     return c.takeError();

@@ -34,8 +34,8 @@ class Compilation {
 public:
   CompileOptions options;
   /// The model's context and source; both go when the compile ends (the
-  /// program holds copies of the constants it reads, or the mapping of a
-  /// cache entry they lie in).
+  /// program holds copies of the constants it reads, the blobs it took over
+  /// from the context, or the mapping of the cache entry they lie in).
   std::unique_ptr<mlir::MLIRContext> mlirContext;
   llvm::SourceMgr sourceMgr;
   std::unique_ptr<KernelLoader> jit;

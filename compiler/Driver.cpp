@@ -29,7 +29,6 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -524,6 +523,8 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
       twinFailed = true;
     }
   };
+  if (wantTwin && !options.modelHash)
+    options.modelHash = std::make_shared<CompileOptions::ModelHash>();
   std::optional<std::thread> twin;
 #if defined(__cpp_exceptions)
   if (wantTwin)

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -118,6 +120,15 @@ struct CompileOptions {
   /// bytes and the options that shape fusion; both also by the jitrun build.
   /// Defaults to defaultCacheDir().
   std::string cacheDir = defaultCacheDir();
+  /// The program cache's hash of the model's bytes, computed by the first
+  /// compile that needs it and shared by the copies of these options: a
+  /// model compiled at several shapes (and the generic tier's twin) hashes
+  /// its bytes once, not once per compile. Null: each compile hashes them.
+  struct ModelHash {
+    std::once_flag once;
+    std::string hex;
+  };
+  std::shared_ptr<ModelHash> modelHash;
   /// The cache folder's size cap: after a compile that wrote to it, the
   /// least recently used entries go until it is under 90 % of this. 0: no cap.
   uint64_t cacheMaxBytes = uint64_t(1) << 30;

@@ -41,14 +41,21 @@ bool usesAmx(const CompileOptions &options) {
   return options.amx && !options.reference && !options.forceAvx2 && amxTileStateGranted();
 }
 
-
 ProgramCache::ProgramCache(const CompileOptions &options, llvm::StringRef modelBytes) {
   if (options.cacheDir.empty() || options.signatureOnly || options.explainFusion ||
       !options.dispatchGraphPath.empty())
     return;
   if (!cacheDirProblem(options.cacheDir).empty())
     return; // the kernel cache reports the problem
-  std::string text = pieceHashHex(modelBytes) + "\nfunction=" + options.function +
+  std::string hash;
+  if (options.modelHash) {
+    std::call_once(options.modelHash->once,
+                   [&] { options.modelHash->hex = pieceHashHex(modelBytes); });
+    hash = options.modelHash->hex;
+  } else {
+    hash = pieceHashHex(modelBytes);
+  }
+  std::string text = hash + "\nfunction=" + options.function +
                      "\nfusion=" + fusionModeName(options.fusion).str() +
                      (options.reference ? " reference" : "") +
                      (options.bf16Weights ? " bf16-weights" : "") +
