@@ -534,7 +534,7 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
       twin.reset();
     }
 #endif
-  auto joinTwin = llvm::make_scope_exit([&] {
+  llvm::scope_exit joinTwin([&] {
     if (twin && twin->joinable())
       twin->join();
   });
