@@ -66,7 +66,7 @@ static bool isVectorCode(func::FuncOp kernelFn) {
 
 /// Version of the code generator: part of the kernel cache key. Bump it when
 /// codegen changes what a given dispatch compiles to.
-static constexpr llvm::StringLiteral kCodegenVersion = "jitrun-codegen-5";
+static constexpr llvm::StringLiteral kCodegenVersion = "jitrun-codegen-6";
 
 static DialectRegistry kernelDialects() {
   DialectRegistry registry;

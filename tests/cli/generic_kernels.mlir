@@ -79,6 +79,29 @@
 // ROWTILES: func.func @main_dispatch_{{[0-9]+}}_generic
 // ROWTILES: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 // ROWTILES: vector.contract {{.*}} : vector<1xf32>, vector<1x32xf32> into vector<32xf32>
+//
+// Attention's scores (Q.K^T per head) at 64, 75 and 101 tokens: one generic
+// kernel whose K loop keeps its 8x32 accumulator tile in registers. A
+// generic kernel views its bare buffer pointers (memref.reinterpret_cast),
+// which upstream hoisting never moves transfers of: the tile was loaded
+// and stored at each step of K (3.5x the exact kernel at 1000 tokens).
+// RUN: %jitrun %s --function=scores --input=8x64x32xf32 --input=8x32x64xf32 --input=8x75x32xf32 \
+// RUN:   --input=8x32x75xf32 --input=8x101x32xf32 --input=8x32x101xf32 --reference \
+// RUN:   --output=@%t.s0.npy --output=@%t.s1.npy --output=@%t.s2.npy
+// RUN: %jitrun %s --function=scores --input=8x64x32xf32 --input=8x32x64xf32 --input=8x75x32xf32 \
+// RUN:   --input=8x32x75xf32 --input=8x101x32xf32 --input=8x32x101xf32 --threads=2 \
+// RUN:   --expected_output=@%t.s0.npy --expected_output=@%t.s1.npy --expected_output=@%t.s2.npy \
+// RUN:   --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=SCORES
+// RUN: %jitrun %s --function=scores --input=8x64x32xf32 --input=8x32x64xf32 --input=8x75x32xf32 \
+// RUN:   --input=8x32x75xf32 --input=8x101x32xf32 --input=8x32x101xf32 \
+// RUN:   --mlir-print-ir-after=jitrun-codegen-lower-vectors 2>&1 >/dev/null | FileCheck %s --check-prefix=SCOREK
+// SCORES-COUNT-3: matches the expected output
+// SCORES: "dispatches":3,"executables":1,
+// SCORES-SAME: "generic_kernels":1
+// SCOREK: func.func @scores_dispatch_{{[0-9]+}}_generic
+// SCOREK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8x32xf32>)
+// SCOREK-NOT: vector.transfer_write
+// SCOREK: scf.yield
 
 func.func @sums(%a: tensor<1x2xf32>, %b: tensor<1x3xf32>, %c: tensor<1x5xf32>)
     -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x2xf32>, tensor<1x3xf32>, tensor<1x5xf32>) {
@@ -210,4 +233,23 @@ func.func @convs(%x: tensor<1x4x4x2xf32>, %f1: tensor<3x3x2x3xf32>, %f2: tensor<
   %z3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<1x2x2x6xf32>) -> tensor<1x2x2x6xf32>
   %c3 = linalg.conv_2d_nhwc_hwcf ins(%x, %f3 : tensor<1x4x4x2xf32>, tensor<3x3x2x6xf32>) outs(%z3 : tensor<1x2x2x6xf32>) -> tensor<1x2x2x6xf32>
   return %c1, %c2, %c3 : tensor<1x2x2x3xf32>, tensor<1x2x2x5xf32>, tensor<1x2x2x6xf32>
+}
+
+func.func @scores(%q0: tensor<8x64x32xf32>, %k0: tensor<8x32x64xf32>, %q1: tensor<8x75x32xf32>,
+                  %k1: tensor<8x32x75xf32>, %q2: tensor<8x101x32xf32>, %k2: tensor<8x32x101xf32>)
+    -> (tensor<8x64x64xf32>, tensor<8x75x75xf32>, tensor<8x101x101xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<8x64x64xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<8x64x64xf32>) -> tensor<8x64x64xf32>
+  %s0 = linalg.batch_matmul ins(%q0, %k0 : tensor<8x64x32xf32>, tensor<8x32x64xf32>)
+      outs(%f0 : tensor<8x64x64xf32>) -> tensor<8x64x64xf32>
+  %e1 = tensor.empty() : tensor<8x75x75xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x75x75xf32>) -> tensor<8x75x75xf32>
+  %s1 = linalg.batch_matmul ins(%q1, %k1 : tensor<8x75x32xf32>, tensor<8x32x75xf32>)
+      outs(%f1 : tensor<8x75x75xf32>) -> tensor<8x75x75xf32>
+  %e2 = tensor.empty() : tensor<8x101x101xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x101x101xf32>) -> tensor<8x101x101xf32>
+  %s2 = linalg.batch_matmul ins(%q2, %k2 : tensor<8x101x32xf32>, tensor<8x32x101xf32>)
+      outs(%f2 : tensor<8x101x101xf32>) -> tensor<8x101x101xf32>
+  return %s0, %s1, %s2 : tensor<8x64x64xf32>, tensor<8x75x75xf32>, tensor<8x101x101xf32>
 }
