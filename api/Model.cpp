@@ -526,8 +526,11 @@ CompiledModel::planFor(const std::vector<std::vector<int64_t>> &shapes) {
   // Tiered, at a size it cannot split (a sequence through attention): a
   // program whose kernels are generic in the dynamic dims where they can
   // be, which the kernel cache holds from an earlier size, runs now; the
-  // exact one compiles in the background and replaces it.
-  bool tiered = options.shapePolicy == ShapePolicy::Tiered && !options.cacheDir.empty();
+  // exact one compiles in the background and replaces it. Generic keeps
+  // the generic program.
+  bool tiered = (options.shapePolicy == ShapePolicy::Tiered ||
+                 options.shapePolicy == ShapePolicy::Generic) &&
+                !options.cacheDir.empty();
   std::vector<std::vector<int64_t>> previous; // the latest compiled shapes
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -538,7 +541,8 @@ CompiledModel::planFor(const std::vector<std::vector<int64_t>> &shapes) {
   if (tiered && compiledBefore) {
     llvm::Expected<std::shared_ptr<Specialization>> g = genericSpecialization(shapes, previous);
     if (g) {
-      compileInBackground(shapes);
+      if (options.shapePolicy == ShapePolicy::Tiered)
+        compileInBackground(shapes);
       return Plan{*g, {}, 0, {}};
     }
     llvm::consumeError(g.takeError());

@@ -58,10 +58,17 @@ enum class ShapePolicy {
   /// dim (size 37 runs as 32 + 4 + 1, each compiled in turn): a bounded
   /// set of sizes serves every size.
   Buckets,
+  /// Never compile the exact program for new shapes: along such a dim as
+  /// Split; a new size of a dim that cannot be split (a sequence through
+  /// attention) runs on kernels generic in it, compiled once (into the
+  /// cache folder) after the first size. A bounded set of kernels for every
+  /// size; the first size, and a model or cache folder that allows no
+  /// generic program, compile as Specialize.
+  Generic,
 };
 
 /// The policies by name, as the CLI, the C API and Python spell them.
-inline constexpr const char *kShapePolicyNames = "specialize, tiered, split or buckets";
+inline constexpr const char *kShapePolicyNames = "specialize, tiered, split, buckets or generic";
 inline std::optional<ShapePolicy> parseShapePolicy(std::string_view name) {
   if (name == "specialize")
     return ShapePolicy::Specialize;
@@ -71,6 +78,8 @@ inline std::optional<ShapePolicy> parseShapePolicy(std::string_view name) {
     return ShapePolicy::Split;
   if (name == "buckets")
     return ShapePolicy::Buckets;
+  if (name == "generic")
+    return ShapePolicy::Generic;
   return std::nullopt;
 }
 

@@ -152,7 +152,7 @@ cl::opt<uint64_t> memoryLimit("memory-limit",
 cl::opt<std::string> shapePolicy(
     "shape-policy",
     cl::desc("What a run of a dynamic model at new shapes waits for (several --input sets): "
-             "specialize (compile them), tiered (default), split or buckets (see the API)"),
+             "specialize (compile them), tiered (default), split, buckets or generic (see the API)"),
     cl::init("tiered"), cl::cat(category));
 cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"), cl::init(0), cl::cat(category));
 } // namespace

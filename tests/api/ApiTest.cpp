@@ -252,6 +252,31 @@ TEST_CASE("C++ API: a dynamic model at several shapes", "[api]") {
   CHECK(model.specializations() == 2);
 }
 
+TEST_CASE("C++ API: the generic policy runs new sequence lengths on generic kernels", "[api]") {
+  // BERT's encoder with a dynamic sequence length: after the first length,
+  // each new one runs on kernels generic in it (compiled once, kept in the
+  // cache folder), for good: nothing compiles its own program.
+  char pattern[] = "/tmp/jitrun-api-generic-XXXXXX";
+  REQUIRE(mkdtemp(pattern) != nullptr);
+  const std::string dir = pattern;
+  jitrun::Runtime rt(2);
+  const std::string path = kZoo + "/dynamic/bert_encoder.mlirbc";
+  jitrun::Model model =
+      jitrun::Model::load(rt, path, jitrun::Options().cacheDir(dir).shapePolicy("generic"));
+  jitrun::Model unfused =
+      jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").fusion("none"));
+  xt::random::seed(6);
+  for (size_t s : {16, 7, 33, 7}) {
+    INFO("sequence length " << s);
+    xt::xarray<float> x = xt::random::rand<float>({size_t(1), s, size_t(64)}, -1, 1);
+    CHECK(xt::allclose(model.run<float>({x})[0], unfused.run<float>({x})[0], 1e-3, 1e-3));
+    if (s != 16)
+      CHECK(model.statistics().generic_kernels > 0);
+  }
+  CHECK(model.specializations() == 3);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("C++ API: the zoo's dynamic variants at five shapes in one process", "[api]") {
   // Each dynamic zoo variant (modelgen --dynamic) at five shapes, every
   // result against the same model compiled without fusion (a second,

@@ -195,7 +195,7 @@ def test_split_runs_a_new_batch_in_pieces(encoder):
     assert m.specializations == 1
     check(2, 9)
     assert m.specializations == 2
-    with pytest.raises(jitrun.InvalidArgumentError, match="specialize, tiered, split or buckets"):
+    with pytest.raises(jitrun.InvalidArgumentError, match="specialize, tiered, split, buckets or generic"):
         jitrun.load(path, cache_dir=False, shape_policy="eager")
 
 
@@ -245,6 +245,33 @@ def test_tiered_new_sequence_runs_generic_kernels_first(encoder, tmp_path):
         time.sleep(0.1)
     assert m.specializations == 4
     close(m(x, mask), torch_run(model, x, mask))
+
+
+def test_generic_policy_keeps_the_generic_program(encoder, tmp_path):
+    """shape_policy="generic": a new sequence length runs on the kernels
+    generic in it and nothing compiles the exact program, not even in the
+    background: the calls after it still run the generic kernels."""
+    import time
+    path, model = encoder
+    m = jitrun.load(path, cache_dir=str(tmp_path), threads=2, shape_policy="generic")
+    rng = np.random.RandomState(9)
+
+    def check(s):
+        x = rng.randn(2, s, 32).astype(np.float32)
+        mask = (rng.rand(2, s) > 0.2).astype(np.float32)
+        close(m(x, mask), torch_run(model, x, mask))
+        return x, mask
+    check(16)
+    assert m.statistics["generic_kernels"] == 0  # the first size: exact
+    for s in (23, 9, 40):
+        check(s)
+        assert m.statistics["generic_kernels"] >= 1, s
+    # Time enough for the tiered policy's background compile (the test above
+    # waits for it the same way).
+    time.sleep(3)
+    x, mask = check(40)
+    assert m.statistics["generic_kernels"] >= 1
+    assert m.specializations == 4
 
 
 def test_torch_tensors_in_at_any_batch(cnn):

@@ -21,6 +21,15 @@
 // The statistics are the last run's compile: the same dispatches as the
 // static model's.
 // BERT: "dispatches":28
+// Under --shape-policy=generic (it needs a cache folder), every length after
+// the first runs on kernels generic in the sequence length, compiled once.
+// RUN: rm -rf %t.generic && %jitrun %zoo/dynamic/bert_encoder.mlirbc --threads=2 \
+// RUN:   --cache-dir=%t.generic --shape-policy=generic --dump-statistics=json \
+// RUN:   --input=1x16x64xf32 --input=1x1x64xf32 --input=1x7x64xf32 --input=1x33x64xf32 --input=1x100x64xf32 \
+// RUN:   --expected_output=@%t.b0.npy --expected_output=@%t.b1.npy --expected_output=@%t.b2.npy \
+// RUN:   --expected_output=@%t.b3.npy --expected_output=@%t.b4.npy 2>&1 | FileCheck %s --check-prefixes=FIVE,GENERIC
+// GENERIC: "dispatches":28
+// GENERIC-SAME: "generic_kernels":{{[1-9]}}
 //
 // MobileNetV2 with a dynamic batch (?x32x32x3), whose batch sizes 3 and 9
 // no tile divides:
@@ -57,7 +66,7 @@
 // JSON: jitrun: error: --benchmark-json and --profile-json take one set of --input flags, not 2
 // RUN: not %jitrun %zoo/dynamic/mobilenet_v2.mlirbc --no-cache --shape-policy=eager \
 // RUN:   --input=1x32x32x3xf32 2>&1 | FileCheck %s --check-prefix=POLICY
-// POLICY: jitrun: error: --shape-policy must be specialize, tiered, split or buckets, not 'eager'
+// POLICY: jitrun: error: --shape-policy must be specialize, tiered, split, buckets or generic, not 'eager'
 // A run whose shapes the model refuses names its set.
 // RUN: not %jitrun %zoo/dynamic/mobilenet_v2.mlirbc --no-cache --input=1x32x32x3xf32 \
 // RUN:   --input=2x31x32x3xf32 2>&1 | FileCheck %s --check-prefix=REFUSED

@@ -228,8 +228,8 @@ public:
     detail::check(jitrun_options_set_max_specializations(get(), count));
     return *this;
   }
-  /// jitrun_options_set_shape_policy: "specialize", "tiered", "split" or
-  /// "buckets".
+  /// jitrun_options_set_shape_policy: "specialize", "tiered", "split",
+  /// "buckets" or "generic".
   Options &shapePolicy(const std::string &policy) {
     detail::check(jitrun_options_set_shape_policy(get(), policy.c_str()));
     return *this;
