@@ -2,7 +2,11 @@
 //
 // After bufferization the workgroup-level scf.forall has no results; its body
 // is inlined with its induction variables computed from the kernel's
-// workgroup id, and its trip count becomes the kernel's grid size.
+// workgroup id, and its trip count becomes the kernel's grid size. A
+// generic kernel's forall over its dynamic dim has a count known only at
+// run time: the kernel computes it from the dim and returns it, and a call
+// with a negative workgroup id only does that (contract/KernelAbi.h; the
+// host program asks once per call site, compiler/Kernels.cpp).
 //
 // The pool gives each thread a contiguous part of the workgroup ids (see
 // support/ThreadPool.cpp), so the outermost dim of the ids is the one split
@@ -16,6 +20,7 @@
 #include "codegen/Passes.h"
 #include "contract/Dispatch.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -139,6 +144,7 @@ struct DistributeWorkgroupsPass final
     for (auto forall : fn.getBody().getOps<scf::ForallOp>())
       top.push_back(forall);
     int64_t workgroups = 1;
+    Value dynamicCount; // a grid counted at run time, or null
     if (top.size() == 1 && top[0].getNumResults() == 0) {
       scf::ForallOp forall = top[0];
       auto staticOrNone = [](ArrayRef<int64_t> v) -> std::optional<SmallVector<int64_t>> {
@@ -147,17 +153,40 @@ struct DistributeWorkgroupsPass final
         return SmallVector<int64_t>(v);
       };
       std::optional<SmallVector<int64_t>> lbs = staticOrNone(forall.getStaticLowerBound());
-      std::optional<SmallVector<int64_t>> ubs = staticOrNone(forall.getStaticUpperBound());
       std::optional<SmallVector<int64_t>> steps = staticOrNone(forall.getStaticStep());
-      if (lbs && ubs && steps) {
-        SmallVector<int64_t> counts;
-        for (auto [lb, ub, step] : llvm::zip(*lbs, *ubs, *steps))
-          counts.push_back(std::max<int64_t>(0, llvm::divideCeil(ub - lb, step)));
-        for (int64_t c : counts)
-          workgroups *= c;
-        Value wgId = fn.getArguments().back();
-        rewriter.setInsertionPoint(forall);
+      SmallVector<OpFoldResult> ubs = forall.getMixedUpperBound();
+      // A dynamic upper bound: a generic kernel's dim, tiled into workgroups.
+      if (lbs && steps) {
         Location loc = forall.getLoc();
+        rewriter.setInsertionPoint(forall);
+        SmallVector<OpFoldResult> counts;
+        for (auto [lb, ub, step] : llvm::zip(*lbs, ubs, *steps)) {
+          if (std::optional<int64_t> u = getConstantIntValue(ub)) {
+            counts.push_back(rewriter.getIndexAttr(
+                std::max<int64_t>(0, llvm::divideCeil(*u - lb, step))));
+            workgroups *= std::max<int64_t>(0, llvm::divideCeil(*u - lb, step));
+            continue;
+          }
+          AffineExpr s = rewriter.getAffineSymbolExpr(0);
+          AffineMap m = AffineMap::get(0, 1, {(s - lb).ceilDiv(step), rewriter.getAffineConstantExpr(0)},
+                                       rewriter.getContext());
+          counts.push_back(
+              affine::AffineMaxOp::create(rewriter, loc, m, ValueRange{cast<Value>(ub)}).getResult());
+        }
+        Value wgId = fn.getArguments().back();
+        Block *body = forall.getBody();
+        // A counted grid: the kernel returns its count, and a call with a
+        // negative id (KernelAbi.h) only asks for it.
+        if (llvm::any_of(counts, [](OpFoldResult c) { return isa<Value>(c); })) {
+          dynamicCount = getValueOrCreateConstantIndexOp(rewriter, loc, counts.front());
+          for (OpFoldResult c : llvm::drop_begin(counts))
+            dynamicCount = arith::MulIOp::create(
+                rewriter, loc, dynamicCount, getValueOrCreateConstantIndexOp(rewriter, loc, c));
+          Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+          Value run = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, wgId, zero);
+          auto guard = scf::IfOp::create(rewriter, loc, run, /*withElseRegion=*/false);
+          rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+        }
         SmallVector<Value> ivs;
         if (counts.size() == 1) {
           ivs.push_back(wgId);
@@ -169,11 +198,11 @@ struct DistributeWorkgroupsPass final
           for (unsigned d = 0; d < counts.size(); ++d)
             if (d != outer)
               order.push_back(d);
-          SmallVector<int64_t> ordered;
+          SmallVector<OpFoldResult> ordered;
           for (int64_t d : order)
             ordered.push_back(counts[d]);
-          auto delin = affine::AffineDelinearizeIndexOp::create(
-              rewriter, loc, wgId, ValueRange{}, ordered, /*hasOuterBound=*/true);
+          auto delin = affine::AffineDelinearizeIndexOp::create(rewriter, loc, wgId, ordered,
+                                                                /*hasOuterBound=*/true);
           ivs.resize(counts.size());
           for (auto [pos, d] : llvm::enumerate(order))
             ivs[d] = delin.getResult(pos);
@@ -184,9 +213,9 @@ struct DistributeWorkgroupsPass final
           mapped.push_back(affine::AffineApplyOp::create(
               rewriter, loc, AffineMap::get(1, 0, d * step + lb), ValueRange{iv}));
         }
-        Block *body = forall.getBody();
         rewriter.eraseOp(body->getTerminator());
-        rewriter.inlineBlockBefore(body, forall, mapped);
+        rewriter.inlineBlockBefore(body, rewriter.getInsertionBlock(),
+                                   rewriter.getInsertionPoint(), mapped);
         rewriter.eraseOp(forall);
       }
     }
@@ -201,6 +230,14 @@ struct DistributeWorkgroupsPass final
       }
     }
     fn->setAttr(kWorkgroupsAttrName, rewriter.getI64IntegerAttr(workgroups));
+    if (dynamicCount) {
+      auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+      rewriter.setInsertionPoint(ret);
+      rewriter.replaceOpWithNewOp<func::ReturnOp>(ret, dynamicCount);
+      fn.setType(FunctionType::get(&getContext(), fn.getArgumentTypes(),
+                                   {rewriter.getIndexType()}));
+      fn->setAttr(kDynamicWorkgroupsAttrName, rewriter.getUnitAttr());
+    }
   }
 };
 

@@ -31,9 +31,10 @@ static Error makeError(const Twine &msg) {
   return createStringError(inconvertibleErrorCode(), msg);
 }
 
-/// Adds `NAME_abi(ptr buffers, i64 wg)` that loads each buffer pointer (and
-/// a generic kernel's dim) and calls the bare-pointer kernel
-/// `NAME(ptr..., [i64 dim,] i64 wg)`.
+/// Adds `i64 NAME_abi(ptr buffers, i64 wg)` that loads each buffer pointer
+/// (and a generic kernel's dim) and calls the bare-pointer kernel
+/// `NAME(ptr..., [i64 dim,] i64 wg)`, returning the size of a grid that
+/// depends on the dim (else 0).
 static Error addAbiWrapper(Module &m, StringRef name) {
   Function *kernel = m.getFunction(name);
   if (!kernel)
@@ -41,7 +42,7 @@ static Error addAbiWrapper(Module &m, StringRef name) {
   LLVMContext &ctx = m.getContext();
   Type *ptr = PointerType::getUnqual(ctx);
   Type *i64 = Type::getInt64Ty(ctx);
-  auto *fnType = FunctionType::get(Type::getVoidTy(ctx), {ptr, i64}, false);
+  auto *fnType = FunctionType::get(i64, {ptr, i64}, false);
   Function *abi = Function::Create(fnType, GlobalValue::ExternalLinkage,
                                    name + kKernelEntrySuffix, m);
   IRBuilder<> b(BasicBlock::Create(ctx, "entry", abi));
@@ -57,8 +58,14 @@ static Error addAbiWrapper(Module &m, StringRef name) {
     args.push_back(b.CreateLoad(t, slot));
   }
   args.push_back(abi->getArg(1));
-  b.CreateCall(kernel, args);
-  b.CreateRetVoid();
+  Value *count = b.CreateCall(kernel, args);
+  // A grid that depends on the dim: its size (KernelAbi.h).
+  if (kernel->getReturnType() == i64)
+    b.CreateRet(count);
+  else if (kernel->getReturnType()->isVoidTy())
+    b.CreateRet(b.getInt64(0));
+  else
+    return makeError("kernel '" + name + "' returns neither nothing nor its grid's size");
   kernel->setLinkage(GlobalValue::InternalLinkage);
   return Error::success();
 }

@@ -51,6 +51,9 @@ struct CodegenOptions {
 
 /// Attribute names the codegen passes leave on kernel functions.
 constexpr llvm::StringLiteral kWorkgroupsAttrName = "jitrun.workgroups";
+/// A generic kernel whose grid depends on its dim: it returns its count
+/// (kWorkgroupsAttrName is then the count of its static dims alone).
+constexpr llvm::StringLiteral kDynamicWorkgroupsAttrName = "jitrun.dynamic_workgroups";
 constexpr llvm::StringLiteral kStackBytesAttrName = "jitrun.stack_bytes";
 /// Set on a kernel that failed the stack-allocation check.
 constexpr llvm::StringLiteral kStackLimitExceededAttrName = "jitrun.stack_limit_exceeded";

@@ -487,7 +487,6 @@ static SmallVector<int64_t> rootToAnchorLoops(linalg::LinalgOp root,
   return map;
 }
 
-
 } // namespace
 
 TilingInterface findTileRoot(func::FuncOp fn) {
@@ -514,16 +513,18 @@ static StringRef schemeName(AnchorKind kind) {
   return "elementwise";
 }
 
-/// The iterations of `op`, a generic kernel's dynamic loops at the largest
-/// value of its dim (kGenericDimAttrName), others' at 1.
+/// A generic kernel's dim at its largest value (kGenericDimAttrName), or 1.
+static int64_t genericDimHint(Operation *op) {
+  auto fn = op->getParentOfType<FunctionOpInterface>();
+  auto a = fn ? fn->getAttrOfType<IntegerAttr>(kGenericDimAttrName) : nullptr;
+  return a ? std::max<int64_t>(1, a.getInt()) : 1;
+}
+
+/// The iterations of `op`, a generic kernel's dynamic loops at genericDimHint.
 static int64_t workOf(linalg::LinalgOp op) {
   if (std::optional<int64_t> w = staticWork(op))
     return *w;
-  int64_t dim = 1;
-  if (auto fn = op->getParentOfType<FunctionOpInterface>())
-    if (auto a = fn->getAttrOfType<IntegerAttr>(kGenericDimAttrName))
-      dim = std::max<int64_t>(1, a.getInt());
-  int64_t work = 1;
+  int64_t dim = genericDimHint(op), work = 1;
   for (int64_t r : op.getStaticLoopRanges())
     work = static_cast<int64_t>(llvm::SaturatingMultiply<uint64_t>(
         work, ShapedType::isDynamic(r) ? dim : r));
@@ -649,7 +650,6 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
 
   // Workgroups: split outer parallel loops until the grid is large enough.
   // A broadcast epilogue's work is its consumer's, the larger.
-  // Kernels have static shapes (LowerDispatchABI), so the work is known.
   int64_t work = workOf(anchor.op), rootWork = workOf(root);
   int64_t target =
       (broadcastEpilogue ? rootWork : work) < kMinWorkForWorkgroups ? 1 : opts.targetWorkgroups;
@@ -712,10 +712,18 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
         return in(a, first) && !in(b, first);
       });
   }
+  // A generic kernel's dynamic loop splits last, where nothing else did, in
+  // tiles sized for its dim's hint: a grid counted at run time.
+  int64_t hint = genericDimHint(root);
+  std::stable_partition(order.begin(), order.end(),
+                        [&](unsigned l) { return !ShapedType::isDynamic(extents[l]); });
   for (unsigned i : order) {
-    if (count >= target)
-      break;
-    if (iters[i] != utils::IteratorType::parallel || ShapedType::isDynamic(extents[i]))
+    bool dynamic = ShapedType::isDynamic(extents[i]);
+    // A broadcast epilogue's anchor keeps its workgroup's rows in a stack buffer:
+    // a dynamic loop of them always splits, so that the buffer has a static bound.
+    bool bound = dynamic && broadcastEpilogue && toAnchor[i] >= 0;
+    if ((count >= target && !bound) || iters[i] != utils::IteratorType::parallel ||
+        (dynamic && !bound && (hint < 2 || count > 1)))
       continue;
     if (broadcastEpilogue && toAnchor[i] < 0 && !splitBroadcastDims)
       continue;
@@ -723,11 +731,11 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
     if (anchor.op->hasAttr(kPackedPanelsAttrName) &&
         toAnchor[i] == static_cast<int64_t>(anchor.op.getNumLoops()) - 2)
       continue;
-    int64_t extent = extents[i];
+    int64_t extent = dynamic ? hint : extents[i];
     int64_t vec = std::max<int64_t>(1, result.vector[i]);
     int64_t maxParts = llvm::divideCeil(extent, vec);
     int64_t parts = std::min<int64_t>(maxParts, llvm::divideCeil(target, count));
-    if (parts <= 1)
+    if (parts <= 1 && !bound)
       continue;
     int64_t tile = llvm::divideCeil(extent, parts);
     tile = llvm::divideCeil(tile, vec) * vec;
@@ -740,12 +748,12 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
     // channels (each striding over the whole image). With an even count
     // (6 panels of 32 channels, read once each) more rows per panel only
     // read the weights again: 5-15 % slower.
-    if (divisorsOnly) {
+    if (divisorsOnly && !dynamic) {
       int64_t d = smallestDivisorAtLeast(extent, tile, vec);
       if (vec > 1 || d < 2 * tile || count % 2 == 0)
         tile = d;
     }
-    if (tile >= extent)
+    if (tile >= extent && !bound)
       continue;
     result.workgroup[i] = tile;
     count *= llvm::divideCeil(extent, tile);
@@ -755,7 +763,7 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   // workgroup tile.
   if (anchor.kind == AnchorKind::Contraction) {
     for (unsigned i = 0; i < numLoops; ++i) {
-      if (result.vector[i] <= 1)
+      if (result.vector[i] <= 1 || ShapedType::isDynamic(extents[i]))
         continue;
       int64_t outer = result.workgroup[i] ? result.workgroup[i] : extents[i];
       int64_t c = result.vector[i] *
@@ -953,20 +961,16 @@ FailureOr<TileSizes> parseLoweringConfig(Operation *op, DictionaryAttr config) {
     sizes.reduction.assign(array.asArrayRef().begin(), array.asArrayRef().end());
   }
   if (Attribute scheme = config.get("scheme")) {
-    auto name = dyn_cast<StringAttr>(scheme);
-    if (!name) {
+    if (!isa<StringAttr>(scheme)) {
       op->emitError() << kLoweringConfigAttrName << ": 'scheme' must be a string";
       return failure();
     }
-    sizes.scheme = name.str();
+    sizes.scheme = cast<StringAttr>(scheme).str();
   }
   sizes.anchorAtWorkgroupLevel = config.contains("anchor_at_workgroup_level");
   return sizes;
 }
 
-} // namespace jitrun
-
-namespace jitrun {
 #define GEN_PASS_DEF_SELECTSTRATEGYPASS
 #include "codegen/Passes.h.inc"
 

@@ -124,6 +124,7 @@ public:
     KernelJob job;
     KernelFn fn = nullptr;
     int64_t workgroups = 1;
+    bool dynamicWorkgroups = false; // counted per call, from its dim
     /// Its bounds checks' messages (read from the loaded object).
     std::vector<std::string> checks;
     /// A generic kernel's calls, which take kernels of their own shapes if

@@ -149,28 +149,6 @@ OwningOpRef<func::FuncOp> generalize(func::FuncOp proto, const std::set<size_t> 
     if (!isa<linalg::LinalgOp, tensor::EmptyOp, func::ReturnOp>(op) ||
         isa<linalg::ConvolutionOpInterface>(op))
       return nullptr;
-  // Nor a reduction whose result, dynamic, is read through a broadcast (a
-  // softmax's row maxima, a layer norm's means): codegen computes such a
-  // result whole per workgroup in a stack buffer, which would be of
-  // dynamic size.
-  bool broadcastDynamic = false;
-  llvm::DenseSet<Value> reduced; // results of a reduction, or computed from one
-  fn->walk([&](linalg::LinalgOp op) {
-    bool fromReduction = op.getNumReductionLoops() > 0;
-    for (OpOperand *in : op.getDpsInputOperands()) {
-      if (!reduced.contains(in->get()))
-        continue;
-      fromReduction = true;
-      auto type = dyn_cast<RankedTensorType>(in->get().getType());
-      if (type && !type.hasStaticShape() && !op.getMatchingIndexingMap(in).isPermutation())
-        broadcastDynamic = true;
-    }
-    if (fromReduction)
-      for (Value r : op->getResults())
-        reduced.insert(r);
-  });
-  if (broadcastDynamic)
-    return nullptr;
   Block &entry = fn->front();
   BlockArgument dim = entry.addArgument(IndexType::get(proto.getContext()), proto.getLoc());
   for (Operation *op : touched) {

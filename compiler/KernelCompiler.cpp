@@ -66,7 +66,7 @@ static bool isVectorCode(func::FuncOp kernelFn) {
 
 /// Version of the code generator: part of the kernel cache key. Bump it when
 /// codegen changes what a given dispatch compiles to.
-static constexpr llvm::StringLiteral kCodegenVersion = "jitrun-codegen-6";
+static constexpr llvm::StringLiteral kCodegenVersion = "jitrun-codegen-7";
 
 static DialectRegistry kernelDialects() {
   DialectRegistry registry;
@@ -166,6 +166,7 @@ static CompiledKernel compileKernelIsolated(KernelWorkspace &workspace, const st
   }
   if (auto a = kernelFn->getAttrOfType<IntegerAttr>(kWorkgroupsAttrName))
     r.workgroups = a.getInt();
+  r.dynamicWorkgroups = kernelFn->hasAttr(kDynamicWorkgroupsAttrName);
   if (auto a = kernelFn->getAttrOfType<IntegerAttr>(kStackBytesAttrName))
     r.stackBytes = a.getInt();
   r.vector = isVectorCode(kernelFn);
@@ -196,7 +197,8 @@ static CompiledKernel compileKernelIsolated(KernelWorkspace &workspace, const st
 
 /// The kernel cache: one file per kernel, `DIR/KEY.jrk`: a header line
 ///   jitrun-kernel KEY WORKGROUPS STACK_BYTES VECTOR ISA OBJECT_BYTES SHA256
-/// (ISA: 1 for VNNI dot products, plus 2 for AMX tiles)
+/// (ISA: 1 for VNNI dot products, plus 2 for AMX tiles, plus 4 for a grid
+/// that depends on a generic kernel's dim)
 /// then the object file. The checksum covers the header's fields and the
 /// object. An entry is used only when its key is the one asked for, its
 /// checksum and fields are sound and its object defines the kernel's symbol:
@@ -215,7 +217,7 @@ static std::string cacheChecksum(llvm::StringRef fields, llvm::StringRef object)
 
 static std::string cacheFields(const std::string &key, const CompiledKernel &r) {
   return key + " " + std::to_string(r.workgroups) + " " + std::to_string(r.stackBytes) + " " +
-         (r.vector ? "1" : "0") + " " + std::to_string((r.vnni ? 1 : 0) | (r.amx ? 2 : 0)) +
+         (r.vector ? "1" : "0") + " " + std::to_string((r.vnni ? 1 : 0) | (r.amx ? 2 : 0) | (r.dynamicWorkgroups ? 4 : 0)) +
          " " +
          std::to_string(r.object.size());
 }
@@ -262,7 +264,7 @@ static bool readCacheEntry(const std::string &dir, const std::string &key,
       f[5].getAsInteger(10, vnni) || f[6].getAsInteger(10, size))
     return false;
   if (wg < 1 || wg > kMaxWorkgroups || sb < 0 || (vec != 0 && vec != 1) ||
-      vnni < 0 || vnni > 3 || size < 1 || static_cast<uint64_t>(size) != object.size())
+      vnni < 0 || vnni > 7 || size < 1 || static_cast<uint64_t>(size) != object.size())
     return false;
   std::string fields = header.drop_front(kCacheMagic.size() + 1).rsplit(' ').first.str();
   if (cacheChecksum(fields, object) != f[7])
@@ -278,6 +280,7 @@ static bool readCacheEntry(const std::string &dir, const std::string &key,
   r.vector = vec != 0;
   r.vnni = (vnni & 1) != 0;
   r.amx = (vnni & 2) != 0;
+  r.dynamicWorkgroups = (vnni & 4) != 0;
   r.fromCache = true;
   return true;
 }

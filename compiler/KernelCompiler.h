@@ -39,6 +39,7 @@ struct CompiledKernel {
   bool vector = false; // innermost code is vector code
   bool vnni = false;   // uses AVX-512 VNNI dot products
   bool amx = false;    // bf16 matmuls in AMX tiles (tdpbf16ps)
+  bool dynamicWorkgroups = false; // its grid depends on its dim (KernelAbi.h)
   bool fromCache = false;
   std::vector<std::string> warnings;
   std::string error; // empty on success

@@ -122,6 +122,7 @@ llvm::Error Compilation::compileKernels() {
       return fn.takeError();
     k.fn = *fn;
     k.workgroups = r.workgroups;
+    k.dynamicWorkgroups = r.dynamicWorkgroups;
     stats.stackBytesMax = std::max(stats.stackBytesMax, r.stackBytes);
     if (r.vector)
       ++stats.vectorizedOps;
@@ -143,6 +144,17 @@ llvm::Error Compilation::compileKernels() {
       continue;
     c.fn = kernels[c.kernel].fn;
     c.workgroups = kernels[c.kernel].workgroups;
+    if (kernels[c.kernel].dynamicWorkgroups) {
+      // Its grid at this call's dim, which the host program fixes: the
+      // kernel counts it from the dim alone (KernelAbi.h).
+      std::vector<void *> argv(c.bindings.size() + 2, nullptr);
+      argv[c.bindings.size()] = reinterpret_cast<void *>(static_cast<intptr_t>(c.dim));
+      c.workgroups = c.dim < 0 ? -1 : callKernel(c.fn, argv.data(), -1);
+      if (c.workgroups < 0 || c.workgroups > kMaxWorkgroups)
+        return makeError(ErrorCode::CompileError, "kernel '" + kernels[c.kernel].job.name +
+                                                      "' has " + llvm::Twine(c.workgroups) +
+                                                      " workgroups at dim " + llvm::Twine(c.dim));
+    }
     stats.workgroups += c.workgroups;
   }
   return llvm::Error::success();

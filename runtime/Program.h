@@ -71,8 +71,8 @@ enum class ScalarOp {
 #if defined(__clang__)
 __attribute__((no_sanitize("function")))
 #endif
-inline void callKernel(KernelFn fn, void **argv, int64_t wg) {
-  fn(argv, wg);
+inline int64_t callKernel(KernelFn fn, void **argv, int64_t wg) {
+  return fn(argv, wg);
 }
 
 struct Command {

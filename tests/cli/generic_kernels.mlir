@@ -102,6 +102,23 @@
 // SCOREK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8x32xf32>)
 // SCOREK-NOT: vector.transfer_write
 // SCOREK: scf.yield
+//
+// Row softmaxes of 300, 517 and 1000 rows: their row maxima and sums are
+// read through a broadcast, held per workgroup in a stack buffer. The
+// generic kernels split the dynamic rows into workgroups of a static
+// size (the buffer's bound), a grid counted at each call from the dim: two
+// kernels instead of six, more workgroups than calls, a small stack.
+// RUN: %debian-python %S/Inputs/softmax_rows_model.py 300 517 1000 > %t.softmax.mlir
+// RUN: %jitrun %t.softmax.mlir --input=300x48xf32 --input=517x48xf32 --input=1000x48xf32 \
+// RUN:   --reference --output=@%t.m0.npy --output=@%t.m1.npy --output=@%t.m2.npy
+// RUN: %jitrun %t.softmax.mlir --input=300x48xf32 --input=517x48xf32 --input=1000x48xf32 \
+// RUN:   --threads=2 --expected_output=@%t.m0.npy --expected_output=@%t.m1.npy \
+// RUN:   --expected_output=@%t.m2.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefix=SOFTMAX
+// SOFTMAX-COUNT-3: matches the expected output
+// SOFTMAX: "dispatches":6,"executables":2,
+// SOFTMAX-SAME: "workgroups":{{[1-9][0-9]+}},
+// SOFTMAX-SAME: "stack_bytes_max":{{[0-9][0-9]?[0-9]?}},
+// SOFTMAX-SAME: "generic_kernels":2
 
 func.func @sums(%a: tensor<1x2xf32>, %b: tensor<1x3xf32>, %c: tensor<1x5xf32>)
     -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x2xf32>, tensor<1x3xf32>, tensor<1x5xf32>) {

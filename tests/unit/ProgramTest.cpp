@@ -194,17 +194,19 @@ TEST_CASE("interpreter: integer division on the host never traps", "[program]") 
 namespace {
 /// Real kernels with the kernel ABI: buffers[0] in, buffers[1] out, then
 /// the status word. Each workgroup doubles one element.
-void doubleKernel(void **buffers, int64_t wg) {
+int64_t doubleKernel(void **buffers, int64_t wg) {
   const float *in = static_cast<const float *>(buffers[0]);
   float *out = static_cast<float *>(buffers[1]);
   out[wg] = 2 * in[wg];
+  return 0;
 }
 /// Reports bounds-check site 2 from workgroup 3 (and site 1 from 1).
-void failingKernel(void **buffers, int64_t wg) {
+int64_t failingKernel(void **buffers, int64_t wg) {
   doubleKernel(buffers, wg);
   auto *status = static_cast<std::atomic<KernelStatus> *>(buffers[2]);
   if (wg == 3)
     status->fetch_add(2);
+  return 0;
 }
 } // namespace
 
