@@ -168,10 +168,10 @@ def policies(jitrun, tmp, threads):
         # which the first size's background compiled into the folder.
         generic = name == "encoder" and new[1] != seen[1]
         for policy in ("specialize", "tiered", "split", "buckets") + (
-                ("tiered, cache folder",) if generic else ()):
+                ("tiered, cache folder", "generic, cache folder") if generic else ()):
             cache = False
-            if policy == "tiered, cache folder":
-                cache = os.path.join(tmp, "cache-tiered")
+            if policy.endswith("cache folder"):
+                cache = os.path.join(tmp, "cache-" + policy.split(",")[0])
                 shutil.rmtree(cache, ignore_errors=True)
             m = jitrun.load(path, threads=threads, cache_dir=cache,
                             shape_policy=policy.split(",")[0])
@@ -252,9 +252,10 @@ def write(path, threads, steady, first, policy_rows, batched):
                 "(a load with a cache folder, as by default, given 10 s after the first call for "
                 "its background work) runs it at once on kernels generic in the length, which "
                 "the background compiled into the folder after the first size, while the exact "
-                "program compiles in the background. `pieces`: calls while the background "
-                "compile runs; `later`: calls once nothing compiles (best of 10); `programs`: "
-                "compiled shapes in the end.\n\n"
+                "program compiles in the background; `generic, cache folder` stays on the "
+                "generic kernels (nothing compiles for the new length). `pieces`: calls while "
+                "the background compile runs; `later`: calls once nothing compiles (best of "
+                "10); `programs`: programs held in the end.\n\n"
                 "| model | new shape | policy | first s | pieces ms | later ms | programs |\n"
                 "|---|---|---|---|---|---|---|\n")
         for name, shape, policy, first_s, pieces, later, programs in policy_rows:
