@@ -30,6 +30,25 @@ func.func @filter_first(%image: memref<16x256xf32>, %filter: memref<2x256x32xf32
 
 // -----
 
+// Rows and groups both index the image; the groups also a filter of 192
+// bytes: not a quarter more, so the rows stay first (splitting the groups,
+// each thread would read half of every pixel).
+// CHECK-LABEL: func.func @groups_share_the_image(
+// CHECK:         affine.delinearize_index %arg3 into (16, 6)
+func.func @groups_share_the_image(%image: memref<64x6x8xf32>, %filter: memref<6x8xf32>, %out: memref<64x6x8xf32>, %wg: index) {
+  %pad = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  scf.forall (%r, %g) = (0, 0) to (64, 6) step (4, 1) {
+    %a = vector.transfer_read %image[%r, %g, %c0], %pad {in_bounds = [true]} : memref<64x6x8xf32>, vector<8xf32>
+    %w = vector.transfer_read %filter[%g, %c0], %pad {in_bounds = [true]} : memref<6x8xf32>, vector<8xf32>
+    %y = arith.addf %a, %w : vector<8xf32>
+    vector.transfer_write %y, %out[%r, %g, %c0] {in_bounds = [true]} : vector<8xf32>, memref<64x6x8xf32>
+  }
+  return
+}
+
+// -----
+
 // An image larger than the filter keeps the rows first: each thread reads
 // the rows the previous dispatch wrote on its core.
 // CHECK-LABEL: func.func @rows_first(
