@@ -218,6 +218,22 @@ def test_tiered_answers_at_once_then_compiles(cnn):
     close(m(x7), torch_run(model, x7))
 
 
+def new_lengths_run_generic_kernels(m, model, seed):
+    """Runs the encoder `m` at sequence length 16, then 23, 9 and 40 (batch
+    2, random masks), each against PyTorch: the first on exact kernels, the
+    others at once on kernels generic in the length. Returns the last inputs."""
+    rng = np.random.RandomState(seed)
+    for s in (16, 23, 9, 40):
+        x = rng.randn(2, s, 32).astype(np.float32)
+        mask = (rng.rand(2, s) > 0.2).astype(np.float32)
+        close(m(x, mask), torch_run(model, x, mask))
+        if s == 16:
+            assert m.statistics["generic_kernels"] == 0  # the first size: exact
+        else:
+            assert m.statistics["generic_kernels"] >= 1, s
+    return x, mask
+
+
 def test_tiered_new_sequence_runs_generic_kernels_first(encoder, tmp_path):
     """shape_policy="tiered" at a sequence length it cannot split: the first
     call runs a program whose kernels are generic in the sequence length
@@ -226,19 +242,8 @@ def test_tiered_new_sequence_runs_generic_kernels_first(encoder, tmp_path):
     import time
     path, model = encoder
     m = jitrun.load(path, cache_dir=str(tmp_path), threads=2, shape_policy="tiered")
-    rng = np.random.RandomState(8)
-
-    def check(s):
-        x = rng.randn(2, s, 32).astype(np.float32)
-        mask = (rng.rand(2, s) > 0.2).astype(np.float32)
-        close(m(x, mask), torch_run(model, x, mask))
-        return x, mask
-    check(16)
-    assert m.statistics["generic_kernels"] == 0  # the first size: exact
-    for s in (23, 9, 40):
-        x, mask = check(s)
-        # Read at once: the exact program takes a compile to replace it.
-        assert m.statistics["generic_kernels"] >= 1, s
+    # Read at once: the exact program takes a compile to replace it.
+    x, mask = new_lengths_run_generic_kernels(m, model, 8)
     for _ in range(1200):
         if m.specializations == 4 and m.statistics["generic_kernels"] == 0:
             break
@@ -254,22 +259,11 @@ def test_generic_policy_keeps_the_generic_program(encoder, tmp_path):
     import time
     path, model = encoder
     m = jitrun.load(path, cache_dir=str(tmp_path), threads=2, shape_policy="generic")
-    rng = np.random.RandomState(9)
-
-    def check(s):
-        x = rng.randn(2, s, 32).astype(np.float32)
-        mask = (rng.rand(2, s) > 0.2).astype(np.float32)
-        close(m(x, mask), torch_run(model, x, mask))
-        return x, mask
-    check(16)
-    assert m.statistics["generic_kernels"] == 0  # the first size: exact
-    for s in (23, 9, 40):
-        check(s)
-        assert m.statistics["generic_kernels"] >= 1, s
+    x, mask = new_lengths_run_generic_kernels(m, model, 9)
     # Time enough for the tiered policy's background compile (the test above
     # waits for it the same way).
     time.sleep(3)
-    x, mask = check(40)
+    close(m(x, mask), torch_run(model, x, mask))
     assert m.statistics["generic_kernels"] >= 1
     assert m.specializations == 4
 
