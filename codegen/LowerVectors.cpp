@@ -80,6 +80,10 @@ static bool hoistMaskedTransferPair(RewriterBase &rewriter, scf::ForOp loop) {
     if (!isa<BlockArgument>(base) && !ownView &&
         !isa_and_nonnull<memref::AllocaOp, memref::AllocOp>(base.getDefiningOp()))
       continue;
+    // Unmasked pairs of other buffers are upstream's (it hoists only out of
+    // loops that run at least once).
+    if (!read.getMask() && !ownView)
+      continue;
     rewriter.moveOpBefore(read, loop);
     FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
         rewriter, ValueRange{read.getResult()}, /*replaceInitOperandUsesInLoop=*/true,
