@@ -168,9 +168,9 @@ struct DistributeWorkgroupsPass final
         SmallVector<OpFoldResult> counts;
         for (auto [lb, ub, step] : llvm::zip(*lbs, ubs, *steps)) {
           if (std::optional<int64_t> u = getConstantIntValue(ub)) {
-            counts.push_back(rewriter.getIndexAttr(
-                std::max<int64_t>(0, llvm::divideCeil(*u - lb, step))));
-            workgroups *= std::max<int64_t>(0, llvm::divideCeil(*u - lb, step));
+            int64_t count = std::max<int64_t>(0, llvm::divideCeil(*u - lb, step));
+            counts.push_back(rewriter.getIndexAttr(count));
+            workgroups *= count;
             continue;
           }
           AffineExpr s = rewriter.getAffineSymbolExpr(0);

@@ -35,19 +35,30 @@ using namespace mlir;
 namespace jitrun {
 namespace {
 
-/// Masked tiles (and a generic kernel's views, below): upstream hoisting
-/// leaves a read/write pair alone when it
+/// Masked tiles: upstream hoisting leaves a read/write pair alone when it
 /// carries a mask, so the K loop of every partial (edge) tile reloads and
 /// stores its accumulators each iteration, and LLVM cannot promote masked
-/// loads. This hoists a pair of `scf.for`'s body that reads and writes the
-/// same loop-invariant tile (same buffer, indices, mask and type) when no
-/// other op of the loop touches that buffer (kernel buffers are distinct,
-/// noalias arguments or allocas): the read goes before the loop, the value
-/// becomes an iter_arg, the write goes after the loop.
-static bool hoistMaskedTransferPair(RewriterBase &rewriter, scf::ForOp loop) {
+/// loads. Nor does it move transfers of a view, which is how a generic
+/// kernel sees every buffer (LowerDispatchABI: its one reinterpret_cast of
+/// a bare pointer), so the K loop of its contractions stored its
+/// accumulators at every step (attention's Q.K^T at 1000 tokens: 3.5x the
+/// exact kernel). This hoists a pair of `scf.for`'s body that reads and
+/// writes the same loop-invariant tile (same buffer, indices, mask and
+/// type) when no other op of the loop touches that buffer (kernel buffers
+/// are distinct, noalias arguments or allocas): the read goes before the
+/// loop, the value becomes an iter_arg, the write goes after the loop.
+/// Unmasked pairs of arguments and allocas stay upstream's.
+static bool hoistTransferPair(RewriterBase &rewriter, scf::ForOp loop) {
   Block *body = loop.getBody();
   for (auto read : body->getOps<vector::TransferReadOp>()) {
     Value base = read.getBase();
+    // Views of the buffer inside the loop would be other accesses (below).
+    auto view = base.getDefiningOp<memref::ReinterpretCastOp>();
+    bool ownView = view && isa<BlockArgument>(view.getSource()) && view.getSource().hasOneUse();
+    bool buffer = isa<BlockArgument>(base) ||
+                  isa_and_nonnull<memref::AllocaOp, memref::AllocOp>(base.getDefiningOp());
+    if (!ownView && (!buffer || !read.getMask()))
+      continue;
     auto invariant = [&](Value v) { return !v || loop.isDefinedOutsideOfLoop(v); };
     if (!invariant(base) || !invariant(read.getMask()) || !invariant(read.getPadding()) ||
         !llvm::all_of(read.getIndices(), invariant))
@@ -70,20 +81,6 @@ static bool hoistMaskedTransferPair(RewriterBase &rewriter, scf::ForOp loop) {
     }
     if (!write || other)
       continue;
-    // Views of the buffer inside the loop would be other accesses. A
-    // generic kernel's one view of a bare buffer pointer (LowerDispatchABI)
-    // is the buffer: upstream hoisting leaves transfers of any view alone,
-    // so the K loop of its contractions stored its accumulators each
-    // iteration (attention's Q.K^T at 1000 tokens: 3.5x the exact kernel).
-    auto view = base.getDefiningOp<memref::ReinterpretCastOp>();
-    bool ownView = view && isa<BlockArgument>(view.getSource()) && view.getSource().hasOneUse();
-    if (!isa<BlockArgument>(base) && !ownView &&
-        !isa_and_nonnull<memref::AllocaOp, memref::AllocOp>(base.getDefiningOp()))
-      continue;
-    // Unmasked pairs of other buffers are upstream's (it hoists only out of
-    // loops that run at least once).
-    if (!read.getMask() && !ownView)
-      continue;
     rewriter.moveOpBefore(read, loop);
     FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
         rewriter, ValueRange{read.getResult()}, /*replaceInitOperandUsesInLoop=*/true,
@@ -102,7 +99,7 @@ static bool hoistMaskedTransferPair(RewriterBase &rewriter, scf::ForOp loop) {
   return false;
 }
 
-static void hoistMaskedTransferPairs(func::FuncOp fn) {
+static void hoistTransferPairs(func::FuncOp fn) {
   IRRewriter rewriter(fn.getContext());
   bool changed = true;
   while (changed) {
@@ -110,7 +107,7 @@ static void hoistMaskedTransferPairs(func::FuncOp fn) {
     SmallVector<scf::ForOp> loops;
     fn.walk([&](scf::ForOp loop) { loops.push_back(loop); }); // innermost first
     for (scf::ForOp loop : loops)
-      if (hoistMaskedTransferPair(rewriter, loop)) {
+      if (hoistTransferPair(rewriter, loop)) {
         changed = true;
         break; // the loop was replaced: walk again
       }
@@ -434,7 +431,7 @@ struct LowerVectorsPass final
       eliminateCommonSubExpressions(rewriter, dom, fn);
     }
     linalg::hoistRedundantVectorTransfers(fn, /*verifyNonZeroTrip=*/true);
-    hoistMaskedTransferPairs(fn);
+    hoistTransferPairs(fn);
     // 2a. With VNNI, i8 x i8 -> i32 register tiles become vpdpbusd.
     if (vnni && failed(apply([&](RewritePatternSet &p) {
           populateVnniContractionPatterns(p);

@@ -216,9 +216,9 @@ static std::string cacheChecksum(llvm::StringRef fields, llvm::StringRef object)
 }
 
 static std::string cacheFields(const std::string &key, const CompiledKernel &r) {
+  int flags = (r.vnni ? 1 : 0) | (r.amx ? 2 : 0) | (r.dynamicWorkgroups ? 4 : 0);
   return key + " " + std::to_string(r.workgroups) + " " + std::to_string(r.stackBytes) + " " +
-         (r.vector ? "1" : "0") + " " + std::to_string((r.vnni ? 1 : 0) | (r.amx ? 2 : 0) | (r.dynamicWorkgroups ? 4 : 0)) +
-         " " +
+         (r.vector ? "1" : "0") + " " + std::to_string(flags) + " " +
          std::to_string(r.object.size());
 }
 
@@ -259,12 +259,12 @@ static bool readCacheEntry(const std::string &dir, const std::string &key,
   header.split(f, ' ');
   if (f.size() != 8 || f[0] != kCacheMagic || f[1] != key)
     return false;
-  int64_t wg, sb, vec, vnni, size;
+  int64_t wg, sb, vec, flags, size;
   if (f[2].getAsInteger(10, wg) || f[3].getAsInteger(10, sb) || f[4].getAsInteger(10, vec) ||
-      f[5].getAsInteger(10, vnni) || f[6].getAsInteger(10, size))
+      f[5].getAsInteger(10, flags) || f[6].getAsInteger(10, size))
     return false;
   if (wg < 1 || wg > kMaxWorkgroups || sb < 0 || (vec != 0 && vec != 1) ||
-      vnni < 0 || vnni > 7 || size < 1 || static_cast<uint64_t>(size) != object.size())
+      flags < 0 || flags > 7 || size < 1 || static_cast<uint64_t>(size) != object.size())
     return false;
   std::string fields = header.drop_front(kCacheMagic.size() + 1).rsplit(' ').first.str();
   if (cacheChecksum(fields, object) != f[7])
@@ -278,9 +278,9 @@ static bool readCacheEntry(const std::string &dir, const std::string &key,
   r.workgroups = wg;
   r.stackBytes = sb;
   r.vector = vec != 0;
-  r.vnni = (vnni & 1) != 0;
-  r.amx = (vnni & 2) != 0;
-  r.dynamicWorkgroups = (vnni & 4) != 0;
+  r.vnni = (flags & 1) != 0;
+  r.amx = (flags & 2) != 0;
+  r.dynamicWorkgroups = (flags & 4) != 0;
   r.fromCache = true;
   return true;
 }

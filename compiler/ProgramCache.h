@@ -4,7 +4,8 @@
 // fusion: the module after fusion is kept as MLIR bytecode, keyed by a hash
 // of the model's bytes and of every option that shapes those phases, and by
 // the jitrun build. Both hashes (the model's, the payload's BLAKE3 below)
-// are BLAKE3s of the BLAKE3s of 64 MiB pieces, which hash on all cores. Host lowering then runs as usual, and the kernels come
+// are BLAKE3s of the BLAKE3s of 64 MiB pieces, which hash on all cores
+// (support/Hash.h). Host lowering then runs as usual, and the kernels come
 // from the kernel cache.
 //
 // An entry is `DIR/KEY.jrp`: a header line

@@ -1,6 +1,7 @@
 //===- Hash.cpp - BLAKE3 over pieces, hashed on all cores -----------------===//
 
 #include "support/Hash.h"
+#include "support/ThreadPool.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -40,29 +41,16 @@ std::string PieceHash::finalHex() {
 std::string jitrun::pieceHashHex(llvm::StringRef bytes, size_t pieceBytes) {
   size_t pieces = std::max<size_t>(1, llvm::divideCeil(bytes.size(), pieceBytes));
   std::vector<llvm::BLAKE3Result<>> digests(pieces);
-  auto hashPieces = [&](size_t first, size_t step) {
-    for (size_t i = first; i < pieces; i += step)
-      digests[i] = llvm::BLAKE3::hash(
-          llvm::arrayRefFromStringRef(bytes.substr(i * pieceBytes, pieceBytes)));
+  auto hashPiece = [&](int64_t i) {
+    digests[i] = llvm::BLAKE3::hash(
+        llvm::arrayRefFromStringRef(bytes.substr(i * pieceBytes, pieceBytes)));
+    return llvm::Error::success();
   };
-  size_t threads = std::min<size_t>(pieces, std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> helpers;
-#if defined(__cpp_exceptions)
-  try {
-    for (size_t t = 1; t < threads; ++t)
-      helpers.emplace_back(hashPieces, t, threads);
-  } catch (const std::exception &) {
-    // Fewer threads than asked: this one takes the pieces of the rest.
-    for (size_t t = helpers.size() + 1; t < threads; ++t)
-      hashPieces(t, threads);
-  }
-#else
-  for (size_t t = 1; t < threads; ++t)
-    helpers.emplace_back(hashPieces, t, threads);
-#endif
-  hashPieces(0, threads);
-  for (std::thread &h : helpers)
-    h.join();
+  // Up to one thread per core (the caller one of them); a pool that got
+  // fewer threads runs the pieces on those. The tasks cannot fail.
+  ThreadPool pool(static_cast<unsigned>(
+      std::min<size_t>(pieces, std::max(1u, std::thread::hardware_concurrency()))));
+  llvm::cantFail(pool.parallelFor(static_cast<int64_t>(pieces), hashPiece));
   std::string all;
   for (const llvm::BLAKE3Result<> &d : digests)
     all.append(d.begin(), d.end());
