@@ -68,7 +68,7 @@ int pruneCacheDir(const std::string &dir, uint64_t maxBytes) {
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
     llvm::StringRef ext = llvm::sys::path::extension(it->path());
-    if (ext != ".jrk" && ext != ".jrp")
+    if (ext != ".jrk" && ext != ".jrp" && ext != ".jrw")
       continue;
     llvm::sys::fs::file_status st;
     if (llvm::sys::fs::status(it->path(), st, /*Follow=*/false) ||

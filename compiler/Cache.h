@@ -29,10 +29,10 @@ const std::string &compilerBinaryId();
 /// pruning removes the least recently used entries first.
 void touchCacheEntry(const std::string &path);
 
-/// The cache's own files in `dir` (kernels `*.jrk`, programs `*.jrp`; nothing
-/// else is ever removed): entries unused for 30 days go, and while the rest
-/// is over `maxBytes` (0: no cap) the least recently used go until it is
-/// under 90 % of it. Returns the number of entries removed.
+/// The cache's own files in `dir` (kernels `*.jrk`, programs `*.jrp`,
+/// weights `*.jrw`; nothing else is ever removed): entries unused for 30
+/// days go, and while the rest is over `maxBytes` (0: no cap) the least
+/// recently used go until it is under 90 % of it. Returns the number of entries removed.
 int pruneCacheDir(const std::string &dir, uint64_t maxBytes);
 
 } // namespace jitrun

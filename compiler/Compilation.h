@@ -13,6 +13,7 @@
 #include "compiler/Compiler.h"
 #include "compiler/Diagnostics.h"
 #include "compiler/KernelCompiler.h"
+#include "compiler/ProgramCache.h"
 #include "runtime/KernelLoader.h"
 #include "runtime/Program.h"
 
@@ -48,10 +49,10 @@ public:
   /// The entry has dynamic dims and no argumentShapes were given: only its
   /// signature was read (with -1 dims), nothing compiled.
   bool dynamic = false;
-  /// A warm start's mapped cache entry (ProgramCache): constants whose
-  /// blobs lie in it are used in place, the program keeping the mapping.
-  llvm::StringRef mappedPayload;
-  std::shared_ptr<const void> mappedOwner;
+  /// The program cache's mapped entry and weight files (ProgramCache):
+  /// constants whose blobs lie in them are used in place, the program
+  /// keeping the mappings.
+  std::vector<MappedRegion> mappedRegions;
   /// CompileOptions::analyzeDims' findings.
   std::vector<DimAnalysis> dims;
 

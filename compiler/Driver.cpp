@@ -463,8 +463,7 @@ llvm::Error Compilation::loadFusedModule(llvm::StringRef bytes, llvm::StringRef 
   module = cache.read(*context());
   if (module && restoreFromCache(*module, entryName)) {
     stats.cachedProgram = 1;
-    mappedPayload = cache.payload();
-    mappedOwner = cache.owner();
+    mappedRegions = cache.regions();
     return llvm::Error::success();
   }
   module = nullptr;
@@ -478,6 +477,7 @@ llvm::Error Compilation::loadFusedModule(llvm::StringRef bytes, llvm::StringRef 
   if (!problem.empty())
     warnings.push_back("program cache not written: " + problem);
   wroteCache = problem.empty();
+  mappedRegions = cache.regions();
   return llvm::Error::success();
 }
 

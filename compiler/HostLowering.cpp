@@ -386,10 +386,12 @@ std::optional<int> HostLowering::holdResource(ElementsAttr elements, size_t size
       reinterpret_cast<uintptr_t>(blob->getData().data()) % 64 != 0)
     return std::nullopt;
   const char *data = blob->getData().data();
-  llvm::StringRef mapped = comp.mappedPayload;
   std::shared_ptr<const void> owner;
-  if (data >= mapped.begin() && data + size <= mapped.end()) {
-    owner = comp.mappedOwner;
+  auto region = llvm::find_if(comp.mappedRegions, [&](const MappedRegion &r) {
+    return data >= r.bytes.begin() && data + size <= r.bytes.end();
+  });
+  if (region != comp.mappedRegions.end()) {
+    owner = region->owner;
     stats.mappedConstantBytes = saturatingAdd(stats.mappedConstantBytes, int64_t(size));
   } else if (auto it = heldBlobs.find(data); it != heldBlobs.end()) {
     owner = it->second;

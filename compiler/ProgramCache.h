@@ -35,8 +35,15 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace jitrun {
+
+/// Bytes a program uses in place, and what keeps them there.
+struct MappedRegion {
+  llvm::StringRef bytes;
+  std::shared_ptr<const void> owner;
+};
 
 class ProgramCache {
 public:
@@ -46,20 +53,20 @@ public:
   bool enabled() const { return !path.empty(); }
 
   /// The cached module, parsed into `context`; null on a miss. Its resource
-  /// blobs point into the mapped entry, `payload()`, which `owner()` keeps.
+  /// blobs point into the mapped entry and weight files, `regions()`.
   mlir::OwningOpRef<mlir::ModuleOp> read(mlir::MLIRContext &context);
-  /// Stores `module`, first turning the host function's constants of 4 KiB
-  /// or more into 64-byte aligned blobs (what a warm start can map); returns
-  /// why it could not, or "".
+  /// Stores `module`: the host function's constants of 4 KiB or more go to
+  /// weight files (those already there are checked and kept), and the
+  /// module's constants then read them there, `regions()`. Returns why it
+  /// could not, or "" (a failure leaves the module's constants as they were).
   std::string write(mlir::ModuleOp module);
 
-  llvm::StringRef payload() const { return mapped; }
-  std::shared_ptr<const void> owner() const { return mapping; }
+  /// What the module's constants point into after read or write.
+  const std::vector<MappedRegion> &regions() const { return mapped; }
 
 private:
-  std::string key, path;
-  llvm::StringRef mapped;
-  std::shared_ptr<const void> mapping;
+  std::string dir, key, path;
+  std::vector<MappedRegion> mapped;
 };
 
 } // namespace jitrun

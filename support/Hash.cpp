@@ -56,3 +56,18 @@ std::string jitrun::pieceHashHex(llvm::StringRef bytes, size_t pieceBytes) {
     all.append(d.begin(), d.end());
   return llvm::toHex(llvm::BLAKE3::hash(llvm::arrayRefFromStringRef(all)), /*LowerCase=*/true);
 }
+
+std::vector<std::string> jitrun::pieceHashesHex(llvm::ArrayRef<llvm::StringRef> items) {
+  std::vector<std::string> hashes(items.size());
+  auto hashItem = [&](int64_t i) {
+    PieceHash hash;
+    hash.update(items[i]);
+    hashes[i] = hash.finalHex();
+    return llvm::Error::success();
+  };
+  ThreadPool pool(static_cast<unsigned>(
+      std::min<size_t>(std::max<size_t>(items.size(), 1),
+                       std::max(1u, std::thread::hardware_concurrency()))));
+  llvm::cantFail(pool.parallelFor(static_cast<int64_t>(items.size()), hashItem));
+  return hashes;
+}

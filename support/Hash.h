@@ -10,11 +10,13 @@
 #ifndef JITRUN_SUPPORT_HASH_H
 #define JITRUN_SUPPORT_HASH_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/BLAKE3.h"
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace jitrun {
 
@@ -38,6 +40,10 @@ private:
 
 /// The hash of `bytes`, its pieces hashed on up to one thread per core.
 std::string pieceHashHex(llvm::StringRef bytes, size_t pieceBytes = kHashPieceBytes);
+
+/// pieceHashHex of each of `items` (a model's weights), the items hashed on
+/// up to one thread per core.
+std::vector<std::string> pieceHashesHex(llvm::ArrayRef<llvm::StringRef> items);
 
 } // namespace jitrun
 

@@ -39,25 +39,53 @@
 // RUN: env -u JITRUN_CACHE_DIR -u XDG_CACHE_HOME HOME=%t.home %jitrun %models/tiny_cnn.mlirbc --input=1x32x32x3xf32 --no-cache --fusion=aggressive > /dev/null
 // RUN: ls %t.home/.cache/jitrun | wc -l | diff - %t.count1
 
-// A warm start maps the entry: the weights (constants of 4 KiB or more; a
-// packed 128x256 matrix here) are read where the entry holds them, not
-// copied; same results.
+// The weights (constants of 4 KiB or more; a packed 128x256 matrix here)
+// are files of their own, `HASH.jrw`, named by the BLAKE3 of their bytes;
+// the compile that writes them and every warm start read them where the
+// file is mapped, not copied; same results.
 // RUN: %debian-python %S/Inputs/packed_rows_model.py 8 > %t.matmul.mlir
 // RUN: %jitrun %t.matmul.mlir --input=8x128xf32 --reference --output=@%t.mapped.npy
 // RUN: %jitrun %t.matmul.mlir --input=8x128xf32 --cache-dir=%t.mapped --expected_output=@%t.mapped.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=RESULT,MCOLD
 // RUN: %jitrun %t.matmul.mlir --input=8x128xf32 --cache-dir=%t.mapped --expected_output=@%t.mapped.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=RESULT,MWARM
-// The payload starts at 4096 bytes (page-aligned in a mapping).
+// RUN: ls %t.mapped/*.jrw | wc -l | FileCheck %s --check-prefix=ONE
+// RUN: %debian-python -c "import glob; print(sum(len(open(f, 'rb').read()) for f in glob.glob('%t.mapped/*.jrw')))" | FileCheck %s --check-prefix=WSIZE
+// The entry holds no weights: the program is under 64 KiB.
+// RUN: %debian-python -c "import glob; print(max(len(open(f, 'rb').read()) for f in glob.glob('%t.mapped/*.jrp')) < 65536)" | FileCheck %s --check-prefix=TRUE
+// The payloads start at 4096 bytes (page-aligned in a mapping).
 // RUN: head -c 4096 %t.mapped/*.jrp | tail -c 1 | od -An -c | FileCheck %s --check-prefix=PAD
+// RUN: head -c 4096 %t.mapped/*.jrw | tail -c 1 | od -An -c | FileCheck %s --check-prefix=PAD
+// A weight file that does not hash to its name, or is gone, makes the
+// entry a miss: compiled again, the file rewritten, warm again after.
+// RUN: %debian-python %S/Inputs/damage_cache.py %t.mapped flip-weights
+// RUN: %jitrun %t.matmul.mlir --input=8x128xf32 --cache-dir=%t.mapped --expected_output=@%t.mapped.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=RESULT,MCOLD
+// RUN: %jitrun %t.matmul.mlir --input=8x128xf32 --cache-dir=%t.mapped --expected_output=@%t.mapped.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=RESULT,MWARM
+// RUN: %debian-python %S/Inputs/damage_cache.py %t.mapped remove-weights
+// RUN: %jitrun %t.matmul.mlir --input=8x128xf32 --cache-dir=%t.mapped --expected_output=@%t.mapped.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=RESULT,MCOLD
+// RUN: %jitrun %t.matmul.mlir --input=8x128xf32 --cache-dir=%t.mapped --expected_output=@%t.mapped.npy --dump-statistics=json 2>&1 | FileCheck %s --check-prefixes=RESULT,MWARM
+// RUN: ls %t.mapped/*.jrw | wc -l | FileCheck %s --check-prefix=ONE
+
+// Programs that share weights share their files: the dynamic BERT
+// encoder's programs at lengths 16, 50 and 100 (each its own entry) write
+// one set of weights.
+// RUN: rm -rf %t.shared
+// RUN: %jitrun %zoo/dynamic/bert_encoder.mlirbc --cache-dir=%t.shared --shape-policy=specialize --input=1x16x64xf32 > /dev/null
+// RUN: ls %t.shared/*.jrw | wc -l > %t.weights1
+// RUN: %jitrun %zoo/dynamic/bert_encoder.mlirbc --cache-dir=%t.shared --shape-policy=specialize --input=1x50x64xf32 --input=1x100x64xf32 > /dev/null
+// RUN: ls %t.shared/*.jrw | wc -l | diff - %t.weights1
+// RUN: ls %t.shared/*.jrp | wc -l | FileCheck %s --check-prefix=THREE
 
 // RESULT: result[0]: matches the expected output
 // FIRST: "cached_kernels":0,"cached_program":0,
 // PCOLD: "cached_program":0,
 // WARM: "executables":[[N:[1-9][0-9]*]],{{.*}}"cached_kernels":[[N]],"cached_program":1,
 // NOCACHE: "cached_kernels":0,"cached_program":0,
-// MCOLD: "cached_program":0,{{.*}}"mapped_constant_bytes":0,
+// MCOLD: "cached_program":0,{{.*}}"mapped_constant_bytes":131072,
 // MWARM: "cached_program":1,{{.*}}"mapped_constant_bytes":131072,
 // PAD: {{^ +$}}
+// WSIZE: {{^}}135168{{$}}
+// TRUE: {{^}}True{{$}}
 // ONE: {{^}}1{{$}}
+// THREE: {{^}}3{{$}}
 // TWO: {{^}}2{{$}}
 // ENTRIES-DAG: {{[0-9a-f]+}}.jrk
 // ENTRIES-DAG: {{[0-9a-f]+}}.jrp

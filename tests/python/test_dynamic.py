@@ -314,6 +314,28 @@ def test_specializations_are_bounded_and_reused(cnn, tmp_path):
     assert m2.statistics["cached_program"] == 1
 
 
+def test_specializations_share_their_weights(cnn, tmp_path):
+    """The programs of a model's shapes read one set of weight files in the
+    cache folder, written by the first and mapped once in the process."""
+    import torchvision
+    path, model = cnn
+    cache = str(tmp_path)
+    m = jitrun.load(path, cache_dir=cache, shape_policy="specialize")
+    rng = np.random.RandomState(4)
+    for b in (1, 2, 3):
+        x = rng.rand(b, 3, 64, 64).astype(np.float32)
+        close(m(x), torch_run(model, x))
+    assert m.specializations == 3
+    assert len([f for f in os.listdir(cache) if f.endswith(".jrp")]) == 3
+    weights = [f for f in os.listdir(cache) if f.endswith(".jrw")]
+    stored = sum(os.path.getsize(os.path.join(cache, f)) - 4096 for f in weights)
+    params = 4 * sum(p.numel() for p in torchvision.models.squeezenet1_1().parameters())
+    assert 0.8 * params < stored < 1.2 * params, (stored, params)
+    mapped = [line.split()[-1] for line in open("/proc/self/maps")
+              if line.rstrip().endswith(".jrw")]
+    assert mapped and len(mapped) == len(set(mapped)), mapped
+
+
 def test_threads_at_different_shapes(cnn):
     path, model = cnn
     m = jitrun.load(path, cache_dir=False, threads=2)

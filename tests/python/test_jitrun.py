@@ -435,10 +435,11 @@ def test_warm_start_equals_cold_on_every_zoo_model(zoo, squeezenet_onnx, tmp_pat
             if key not in ("cached_program", "cached_kernels", "compile_seconds",
                            "mapped_constant_bytes"):
                 assert cs[key] == ws[key], (path, key)
-        # The warm program reads its weights from the mapped entry.
-        assert cs["mapped_constant_bytes"] == 0, path
+        # Both read their weights from the weight files the cold load wrote
+        # (the warm one also small constants from the mapped entry).
+        assert ws["mapped_constant_bytes"] >= cs["mapped_constant_bytes"], path
         if path.endswith(("resnet50.mlirbc", "mnist.mlirbc", ".onnx")):
-            assert ws["mapped_constant_bytes"] > 100000, path
+            assert cs["mapped_constant_bytes"] > 100000, path
         assert warm.inputs == cold.inputs and warm.outputs == cold.outputs
         args = random_inputs(cold, 11)
         for a, b in zip(cold.run(args), warm.run(args)):

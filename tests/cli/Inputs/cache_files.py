@@ -7,7 +7,7 @@ import time
 
 how, folder = sys.argv[1], sys.argv[2]
 FILES = {"old.jrk": (10 ** 6, 2), "mid.jrk": (10 ** 6, 1), "ancient.jrp": (10, 40),
-         "notes.txt": (3 * 10 ** 6, 50)}
+         "ancient.jrw": (10, 45), "notes.txt": (3 * 10 ** 6, 50)}
 if how == "make":
     now = time.time()
     for name, (size, days) in FILES.items():
@@ -18,6 +18,6 @@ if how == "make":
 else:
     present = sorted(os.listdir(folder))
     kept = [f for f in present if f in FILES]
-    new = [f for f in present if f not in FILES and f.endswith((".jrk", ".jrp"))]
+    new = [f for f in present if f not in FILES and f.endswith((".jrk", ".jrp", ".jrw"))]
     gone = sorted(f for f in FILES if f not in present)
     print("kept: %s; new entries: %d; gone: %s" % (" ".join(kept), len(new), " ".join(gone)))

@@ -2,13 +2,27 @@
 
 Usage: damage_cache.py DIR workgroups10|workgroups0|workgroups1|xorcode|swap
        damage_cache.py DIR truncate-program|flip-program|swap-program
+       damage_cache.py DIR flip-weights|remove-weights
 An entry is a header line (jitrun-kernel KEY WORKGROUPS STACK VECTOR VNNI
 SIZE SHA256) and the object file; every kind of damage must be a miss.
 """
 import glob
+import os
 import sys
 
 directory, how = sys.argv[1], sys.argv[2]
+if how.endswith("-weights"):
+    # Weight files (program_cache.mlir): a header line (jitrun-weights HASH
+    # SIZE) padded to 4096 bytes, then the bytes whose BLAKE3 is HASH.
+    files = sorted(glob.glob(directory + "/*.jrw"))
+    assert files, directory
+    for f in files:
+        if how == "remove-weights":
+            os.remove(f)
+            continue
+        d = open(f, "rb").read()
+        open(f, "wb").write(d[:-1] + bytes([d[-1] ^ 0x01]))
+    sys.exit(0)
 if how.endswith("-program"):
     # Program entries (program_cache.mlir): a header line (jitrun-program KEY
     # SIZE BLAKE3) padded to 4096 bytes and MLIR bytecode.
