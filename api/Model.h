@@ -18,6 +18,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <atomic>
 #include <deque>
@@ -218,7 +219,11 @@ private:
   /// The static program, or a dynamic model's signature (no executor).
   std::shared_ptr<Specialization> base;
   /// A dynamic model: its bytes and options, to compile specializations.
-  std::string bytes, name;
+  /// The bytes are page-aligned: a bytecode model's weights are parsed in
+  /// place, not copied, by every specialization's compile.
+  std::unique_ptr<llvm::WritableMemoryBuffer> buffer;
+  llvm::StringRef bytes;
+  std::string name;
   CompileOptions options;
   mutable std::mutex mutex; // guards specializations_ and latest
   std::vector<std::shared_ptr<Specialization>> specializations_; // most recent first

@@ -53,6 +53,9 @@ public:
   /// constants whose blobs lie in them are used in place, the program
   /// keeping the mappings.
   std::vector<MappedRegion> mappedRegions;
+  /// The model's bytecode, parsed in place: blobs in it are the caller's
+  /// bytes, which a program copies (it may outlive them).
+  llvm::StringRef parsedInPlace;
   /// CompileOptions::analyzeDims' findings.
   std::vector<DimAnalysis> dims;
 
@@ -182,6 +185,8 @@ llvm::Error opError(mlir::Operation *op, Compilation &impl, const llvm::Twine &m
 std::optional<std::vector<int64_t>> independentOutputDims(mlir::func::FuncOp entry,
                                                           llvm::ArrayRef<int64_t> inputDims,
                                                           int64_t size);
+/// True when some of `types` is a shaped type with a dynamic dim.
+bool hasDynamicShape(mlir::TypeRange types);
 /// The host program's element type for `t`, if it has one.
 std::optional<ElementType> toElementType(mlir::Type t);
 /// The spec of a statically shaped tensor type of such an element type

@@ -386,6 +386,9 @@ std::optional<int> HostLowering::holdResource(ElementsAttr elements, size_t size
       reinterpret_cast<uintptr_t>(blob->getData().data()) % 64 != 0)
     return std::nullopt;
   const char *data = blob->getData().data();
+  llvm::StringRef model = comp.parsedInPlace;
+  if (data >= model.begin() && data < model.end())
+    return std::nullopt; // the caller's bytes: copied
   std::shared_ptr<const void> owner;
   auto region = llvm::find_if(comp.mappedRegions, [&](const MappedRegion &r) {
     return data >= r.bytes.begin() && data + size <= r.bytes.end();

@@ -608,6 +608,35 @@ TEST_CASE("C++ API: a model from a file and from memory agree", "[api]") {
   CHECK(s.transient_bytes < s.intermediate_bytes);
 }
 
+// Bytecode is parsed in place: from page-aligned bytes the weights are parsed
+// where they lie (BERT's encoder: its matmul weights reach the program as
+// they are in the file), and the model must not keep them (without a cache
+// folder, whose weight files it would read instead). Zeroed and freed after
+// the load, they leave the results as they were.
+TEST_CASE("C++ API: a model does not keep the caller's bytes", "[api]") {
+  std::ifstream file(kZoo + "/bert_encoder.mlirbc", std::ios::binary);
+  REQUIRE(file);
+  std::stringstream bytes;
+  bytes << file.rdbuf();
+  std::string data = bytes.str();
+  jitrun::Runtime rt(2);
+  jitrun::Model fromFile = jitrun::Model::load(rt, kZoo + "/bert_encoder.mlirbc");
+  size_t rounded = (data.size() + 4095) / 4096 * 4096;
+  char *aligned = static_cast<char *>(std::aligned_alloc(4096, rounded));
+  REQUIRE(aligned);
+  std::memcpy(aligned, data.data(), data.size());
+  jitrun::Model fromMemory = jitrun::Model::loadBuffer(rt, aligned, data.size(), "bert",
+                                                       jitrun::Options().cacheDir(""));
+  std::memset(aligned, 0, rounded);
+  std::free(aligned);
+  Input in = makeInput(fromFile.inputs().at(0), 5);
+  auto r1 = fromFile.run<float>({in.ref()});
+  auto r2 = fromMemory.run<float>({in.ref()});
+  REQUIRE(r1.at(0).size() == r2.at(0).size());
+  REQUIRE(r1[0].size() > 1000);
+  CHECK(std::memcmp(r1[0].data(), r2[0].data(), r1[0].size() * sizeof(float)) == 0);
+}
+
 // An ONNX model (Debian's conformance data: Relu on a 3x4x5 input) loads from
 // a file and from memory like .mlirbc, keeps its tensor names and computes.
 TEST_CASE("C++ API: an ONNX model from a file and from memory", "[api]") {

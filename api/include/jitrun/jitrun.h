@@ -305,8 +305,9 @@ typedef struct jitrun_statistics_s {
   /** Kernels generic in one dim, its size passed at run time (dispatches
    *  that differ only in that size share one). */
   int64_t generic_kernels;
-  /** Weight bytes read in place from the mapped program cache entry (a warm
-   *  start) instead of copied. */
+  /** Weight bytes read in place from the cache folder's mapped weight files
+   *  (on a warm start, and on the compile that wrote them) instead of
+   *  copied. */
   int64_t mapped_constant_bytes;
 } jitrun_statistics_t;
 
