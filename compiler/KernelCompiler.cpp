@@ -383,8 +383,13 @@ std::vector<CompiledKernel> KernelCompiler::compileAll(llvm::ArrayRef<KernelJob>
       options.compileThreads ? options.compileThreads : std::thread::hardware_concurrency(),
       static_cast<unsigned>(jobs.size())));
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(worker);
+  for (unsigned t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::exception &) {
+      break; // no more threads to be had (a process at its limit): fewer compile them all
+    }
+  }
   worker();
   for (std::thread &t : pool)
     t.join();

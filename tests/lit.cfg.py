@@ -16,6 +16,7 @@ config.substitutions.append(("%jit-opt", os.path.join(tools, "jit-opt")))
 config.substitutions.append(("%models", os.path.join(config.jitrun_obj_root, "models")))
 config.substitutions.append(("%zoo", os.path.join(config.jitrun_obj_root, "zoo")))
 config.substitutions.append(("%modelgen", os.path.join(tools, "modelgen")))
+config.substitutions.append(("%no-threads", os.path.join(config.jitrun_obj_root, "tests", "libno_threads.so")))
 config.substitutions.append(("%shared", config.shared_dir))
 # Debian's python3, with python3-onnx, python3-numpy and python3-torch.
 config.substitutions.append(("%debian-python", "/usr/bin/python3"))
