@@ -265,28 +265,16 @@ CompiledModel::keep(std::unique_ptr<CompiledProgram> c,
   return s;
 }
 
-std::vector<std::vector<int64_t>>
-CompiledModel::twinShapes(const std::vector<std::vector<int64_t>> &shapes,
-                          const std::vector<std::vector<int64_t>> &other) const {
-  // Each dynamic dim that differs from `other` (all of them without it) one
-  // smaller, or one larger at 1: tied dims stay equal. A kernel is generic
-  // in one dim: a sequence that changes while the batch does not.
-  std::vector<std::vector<int64_t>> twin = shapes;
-  for (size_t i = 0; i < twin.size() && i < inputs().size(); ++i)
-    for (size_t d = 0; d < twin[i].size() && d < inputs()[i].shape.size(); ++d)
-      if (inputs()[i].shape[d] < 0 &&
-          (other.empty() || i >= other.size() || d >= other[i].size() ||
-           other[i][d] != shapes[i][d]))
-        twin[i][d] += twin[i][d] > 1 ? -1 : 1;
-  return twin;
-}
-
 llvm::Expected<std::unique_ptr<CompiledProgram>>
 CompiledModel::compileGeneric(const std::vector<std::vector<int64_t>> &shapes,
                               const std::vector<std::vector<int64_t>> &other) {
   CompileOptions o = options;
   o.argumentShapes = shapes;
-  o.genericShapes = twinShapes(shapes, other);
+  // The twin whose dispatches tell the dynamic dims: the shapes compiled
+  // before, whose fused program the cache folder holds (a warm load, where
+  // a size of its own was a second import and fusion: 10-15 % of the full
+  // BERT's first result at a new length).
+  o.genericShapes = other;
   return compileModel(bytes, name, o);
 }
 

@@ -192,11 +192,6 @@ private:
   nextBucket(const Plan &plan, const std::vector<std::vector<int64_t>> &shapes);
   /// Tiered: compiles `shapes` in the background (not again if it failed).
   void compileInBackground(const std::vector<std::vector<int64_t>> &shapes);
-  /// `shapes` with each dynamic dim that differs from `other` (every one
-  /// when `other` is empty) one smaller, or larger at 1: the generic
-  /// compile's CompileOptions::genericShapes.
-  std::vector<std::vector<int64_t>> twinShapes(const std::vector<std::vector<int64_t>> &shapes,
-                                               const std::vector<std::vector<int64_t>> &other) const;
   /// A program at `shapes` whose kernels are generic, where they can be, in
   /// the dynamic dims that differ from `other`; genericSpecialization also
   /// keeps it (`generic`, until specialization() replaces it).

@@ -152,7 +152,8 @@ struct CompileOptions {
   /// its own kernel.
   bool genericKernels = true;
   /// With argumentShapes: the same model at these other shapes (its dynamic
-  /// dims at other sizes) is imported and fused too, and each dispatch whose
+  /// dims at other sizes; a warm load from the program cache when compiled
+  /// before) is imported and fused too, and each dispatch whose
   /// dims differ between the two in one dim only compiles as a generic
   /// kernel of that dim (the kernel cache then serves every size of it):
   /// the tiered shape policy's program for a size it cannot split.
