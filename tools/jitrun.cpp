@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -593,7 +594,15 @@ static void printSignatureOf(raw_ostream &os, const jitrun::CompiledModel &model
 static int run(int argc, char **argv);
 
 int main(int argc, char **argv) {
+  // A shell that ignores SIGXFSZ (`trap '' XFSZ` under `ulimit -f`) wants a
+  // write past the limit to fail with EFBIG, which jitrun reports as a
+  // warning; InitLLVM's crash handler would take the signal instead and
+  // print a crash report with a stack dump. Ignored stays ignored.
+  struct sigaction inherited {};
+  bool xfszIgnored = sigaction(SIGXFSZ, nullptr, &inherited) == 0 && inherited.sa_handler == SIG_IGN;
   InitLLVM init(argc, argv);
+  if (xfszIgnored)
+    signal(SIGXFSZ, SIG_IGN);
   // InitLLVM makes a failed `new` abort ("LLVM ERROR: out of memory"); the
   // library turns std::bad_alloc into a clean error instead, as it does for
   // the C API, so let `new` throw.
