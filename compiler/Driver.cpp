@@ -188,6 +188,9 @@ static llvm::Error checkSupported(func::FuncOp entry, Compilation &impl) {
 /// real models nest a few dozen levels. Deeper input (a dense literal
 /// 20000 levels deep, a million '(') would recurse the parser off its stack.
 static constexpr int kMaxTextNesting = 1000;
+/// Bytecode at a page boundary is parsed in place (any section's alignment
+/// fits it); elsewhere, from a copy that is.
+static constexpr uintptr_t kPageBytes = 4096;
 
 /// Where textual `bytes` nest deeper than kMaxTextNesting, as "LINE:COL";
 /// "" if they do not. Strings and comments are skipped; `->`, `<=` and `>=`
@@ -307,8 +310,14 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   // thread can be made.)
   bool wantTwin = !options.genericShapes.empty() && !options.reference, twinFailed = false;
   auto importTwin = [&] {
-    if (llvm::Error e = collectShadowCalls(bytes, name)) {
-      llvm::consumeError(std::move(e));
+    // On its own thread, out of memory must not escape (terminate): the
+    // program then compiles without the twin, no kernel generic.
+    try {
+      if (llvm::Error e = collectShadowCalls(bytes, name)) {
+        llvm::consumeError(std::move(e));
+        twinFailed = true;
+      }
+    } catch (const std::bad_alloc &) {
       twinFailed = true;
     }
   };
@@ -459,15 +468,26 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
                        name + ":" + where + ": nesting deeper than " +
                            llvm::Twine(kMaxTextNesting) + " levels");
   }
-  // Bytecode is parsed where it lies (the caller's bytes outlive the
-  // compile): weights aligned there stay there, not copied
+  // Bytecode at a page boundary is parsed where it lies (the caller's bytes
+  // outlive the compile): its weights stay there, not copied
   // (Compilation::parsedInPlace). Text needs its copy, null-terminated.
   auto inPlace = std::make_shared<llvm::SourceMgr>();
-  if (bytecode) {
+  if (bytecode && reinterpret_cast<uintptr_t>(bytes.data()) % kPageBytes == 0) {
     inPlace->AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBuffer(bytes, name, /*RequiresNullTerminator=*/false),
         llvm::SMLoc());
     parsedInPlace = bytes;
+  } else if (bytecode) {
+    // Bytes at any address: a page-aligned copy, which every section's
+    // alignment fits and the weights parsed in it keep alive.
+    std::unique_ptr<llvm::WritableMemoryBuffer> copy =
+        llvm::WritableMemoryBuffer::getNewUninitMemBuffer(bytes.size(), name,
+                                                          llvm::Align(kPageBytes));
+    if (!copy)
+      return makeError(ErrorCode::ResourceExhausted,
+                       "no memory to parse the model's " + llvm::Twine(bytes.size()) + " bytes");
+    std::memcpy(copy->getBufferStart(), bytes.data(), bytes.size());
+    inPlace->AddNewSourceBuffer(std::move(copy), llvm::SMLoc());
   } else {
     sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(bytes, name),
                                  llvm::SMLoc());

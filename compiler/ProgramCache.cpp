@@ -362,7 +362,7 @@ std::string ProgramCache::write(mlir::ModuleOp module) {
   std::vector<std::string> writeErrors(written.size());
   ThreadPool pool(static_cast<unsigned>(std::min<size_t>(
       std::max<size_t>(written.size(), 1), std::max(1u, std::thread::hardware_concurrency()))));
-  llvm::cantFail(pool.parallelFor(static_cast<int64_t>(written.size()), [&](int64_t w) {
+  llvm::Error wrote = pool.parallelFor(static_cast<int64_t>(written.size()), [&](int64_t w) {
     size_t i = from[w];
     llvm::Error e = writeFileSafely(weightPath(dir, hashes[i]), [&](int fd, std::string &err) {
       std::string header = weightHeader(hashes[i], sizes[i]) + "\n";
@@ -372,7 +372,10 @@ std::string ProgramCache::write(mlir::ModuleOp module) {
     if (e)
       writeErrors[w] = llvm::toString(std::move(e));
     return llvm::Error::success();
-  }));
+  });
+  // (A task that threw, out of memory: nothing written is used.)
+  if (wrote)
+    return llvm::toString(std::move(wrote));
   for (const std::string &e : writeErrors)
     if (!e.empty())
       return e;

@@ -7,6 +7,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -68,6 +69,11 @@ std::vector<std::string> jitrun::pieceHashesHex(llvm::ArrayRef<llvm::StringRef> 
   ThreadPool pool(static_cast<unsigned>(
       std::min<size_t>(std::max<size_t>(items.size(), 1),
                        std::max(1u, std::thread::hardware_concurrency()))));
-  llvm::cantFail(pool.parallelFor(static_cast<int64_t>(items.size()), hashItem));
+  // A task that threw (out of memory: the hex strings allocate) fails the
+  // call as it would have on one thread.
+  if (llvm::Error e = pool.parallelFor(static_cast<int64_t>(items.size()), hashItem)) {
+    llvm::consumeError(std::move(e));
+    throw std::bad_alloc();
+  }
   return hashes;
 }

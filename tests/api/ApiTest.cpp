@@ -635,6 +635,13 @@ TEST_CASE("C++ API: a model does not keep the caller's bytes", "[api]") {
   REQUIRE(r1.at(0).size() == r2.at(0).size());
   REQUIRE(r1[0].size() > 1000);
   CHECK(std::memcmp(r1[0].data(), r2[0].data(), r1[0].size() * sizeof(float)) == 0);
+  // Bytes at an odd address parse as well (from a page-aligned copy).
+  std::vector<char> shifted(data.size() + 4);
+  std::memcpy(shifted.data() + 4, data.data(), data.size());
+  jitrun::Model fromShifted =
+      jitrun::Model::loadBuffer(rt, shifted.data() + 4, data.size(), "bert", jitrun::Options().cacheDir(""));
+  auto r3 = fromShifted.run<float>({in.ref()});
+  CHECK(std::memcmp(r1[0].data(), r3[0].data(), r1[0].size() * sizeof(float)) == 0);
 }
 
 // An ONNX model (Debian's conformance data: Relu on a 3x4x5 input) loads from
