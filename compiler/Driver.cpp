@@ -29,7 +29,6 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FileSystem.h"
@@ -43,7 +42,6 @@
 #include <new>
 #include <optional>
 #include <pthread.h>
-#include <thread>
 
 using namespace mlir;
 
@@ -298,6 +296,55 @@ llvm::Error Compilation::collectShadowCalls(llvm::StringRef bytes, llvm::StringR
   return llvm::Error::success();
 }
 
+namespace {
+/// A thread with a 1 GiB stack (reserved, touched only as used): MLIR's
+/// parser, verifier and walks recurse once per level of nesting, and a
+/// model nested deep in bytecode must not overflow a thread's stack (the
+/// compile's own, and the generic twin's beside it).
+class LargeStackThread {
+public:
+  /// Starts `fn`, which must outlive the thread; false if no thread could
+  /// be started.
+  bool start(llvm::function_ref<void()> fn) {
+    call = fn;
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0)
+      return false;
+    pthread_attr_setstacksize(&attr, size_t(1) << 30);
+    int rc = pthread_create(
+        &thread, &attr,
+        [](void *self) -> void * {
+          static_cast<LargeStackThread *>(self)->call();
+          return nullptr;
+        },
+        this);
+    pthread_attr_destroy(&attr);
+    running = rc == 0;
+    return running;
+  }
+  void join() {
+    if (running)
+      pthread_join(thread, nullptr);
+    running = false;
+  }
+  ~LargeStackThread() { join(); }
+
+private:
+  llvm::function_ref<void()> call;
+  pthread_t thread{};
+  bool running = false;
+};
+} // namespace
+
+/// Runs `fn` on a LargeStackThread; false if none could be started.
+static bool runOnLargeStack(llvm::function_ref<void()> fn) {
+  LargeStackThread thread;
+  if (!thread.start(fn))
+    return false;
+  thread.join();
+  return true;
+}
+
 llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   auto start = std::chrono::steady_clock::now();
   if (bytes.empty())
@@ -323,19 +370,9 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   };
   if (wantTwin && !options.modelHash)
     options.modelHash = std::make_shared<CompileOptions::ModelHash>();
-  std::optional<std::thread> twin;
-#if defined(__cpp_exceptions)
-  if (wantTwin)
-    try {
-      twin.emplace(importTwin);
-    } catch (const std::exception &) {
-      twin.reset();
-    }
-#endif
-  llvm::scope_exit joinTwin([&] {
-    if (twin && twin->joinable())
-      twin->join();
-  });
+  // (Joined by its destructor on every return.)
+  LargeStackThread twin;
+  bool twinThread = wantTwin && twin.start(importTwin);
   OwningOpRef<ModuleOp> module;
   std::string entryName;
   bool wroteCache = false;
@@ -372,8 +409,8 @@ llvm::Error Compilation::compile(llvm::StringRef bytes, llvm::StringRef name) {
   jit = std::move(*jitOr);
   // The shapes that tell a dynamic dim's sizes in each dispatch: a model
   // that refuses them gets no generic kernels of its own dims.
-  if (twin)
-    twin->join();
+  if (twinThread)
+    twin.join();
   else if (wantTwin)
     importTwin();
   if (twinFailed)
@@ -661,33 +698,6 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
     if (llvm::StringRef(r).contains("not fused: "))
       explanations.push_back(r);
   return llvm::Error::success();
-}
-
-/// Runs `fn` on a thread with a 1 GiB stack (reserved, touched only as
-/// used): MLIR's parser, verifier and walks recurse once per level of
-/// nesting, and a model nested deep in bytecode must not overflow the
-/// caller's stack. Returns false if no such thread could be started.
-static bool runOnLargeStack(llvm::function_ref<void()> fn) {
-  pthread_attr_t attr;
-  if (pthread_attr_init(&attr) != 0)
-    return false;
-  pthread_attr_setstacksize(&attr, size_t(1) << 30);
-  struct Call {
-    llvm::function_ref<void()> fn;
-  } call{fn};
-  pthread_t thread;
-  int rc = pthread_create(
-      &thread, &attr,
-      [](void *p) -> void * {
-        static_cast<Call *>(p)->fn();
-        return nullptr;
-      },
-      &call);
-  pthread_attr_destroy(&attr);
-  if (rc != 0)
-    return false;
-  pthread_join(thread, nullptr);
-  return true;
 }
 
 llvm::Expected<std::unique_ptr<CompiledProgram>>
