@@ -9,6 +9,7 @@
 #include "api/Model.h"
 
 #include "compiler/Compiler.h"
+#include "support/Files.h"
 
 #include <algorithm>
 #include <sys/resource.h>
@@ -80,12 +81,10 @@ CompiledModel::compileBuffer(llvm::StringRef bytes, llvm::StringRef name,
   std::unique_ptr<CompiledModel> model(new CompiledModel());
   model->base = std::make_shared<Specialization>(std::move(*c));
   if (model->base->compiled->dynamic) {
-    model->buffer =
-        llvm::WritableMemoryBuffer::getNewUninitMemBuffer(bytes.size(), name, llvm::Align(4096));
+    model->buffer = pageAlignedCopy(bytes, name);
     if (!model->buffer)
       return makeError(ErrorCode::ResourceExhausted,
                        "no memory to keep the model's " + llvm::Twine(bytes.size()) + " bytes");
-    std::memcpy(model->buffer->getBufferStart(), bytes.data(), bytes.size());
     model->bytes = llvm::StringRef(model->buffer->getBufferStart(), bytes.size());
     model->name = name.str();
     model->options = options;

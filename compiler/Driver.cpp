@@ -188,7 +188,6 @@ static llvm::Error checkSupported(func::FuncOp entry, Compilation &impl) {
 static constexpr int kMaxTextNesting = 1000;
 /// Bytecode at a page boundary is parsed in place (any section's alignment
 /// fits it); elsewhere, from a copy that is.
-static constexpr uintptr_t kPageBytes = 4096;
 
 /// Where textual `bytes` nest deeper than kMaxTextNesting, as "LINE:COL";
 /// "" if they do not. Strings and comments are skipped; `->`, `<=` and `>=`
@@ -517,13 +516,10 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
   } else if (bytecode) {
     // Bytes at any address: a page-aligned copy, which every section's
     // alignment fits and the weights parsed in it keep alive.
-    std::unique_ptr<llvm::WritableMemoryBuffer> copy =
-        llvm::WritableMemoryBuffer::getNewUninitMemBuffer(bytes.size(), name,
-                                                          llvm::Align(kPageBytes));
+    std::unique_ptr<llvm::WritableMemoryBuffer> copy = pageAlignedCopy(bytes, name);
     if (!copy)
       return makeError(ErrorCode::ResourceExhausted,
                        "no memory to parse the model's " + llvm::Twine(bytes.size()) + " bytes");
-    std::memcpy(copy->getBufferStart(), bytes.data(), bytes.size());
     inPlace->AddNewSourceBuffer(std::move(copy), llvm::SMLoc());
   } else {
     sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(bytes, name),

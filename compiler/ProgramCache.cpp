@@ -26,7 +26,6 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <memory>
 #include <unistd.h>
 
@@ -37,7 +36,7 @@ static constexpr llvm::StringLiteral kProgramCacheVersion = "jitrun-program-4";
 static constexpr llvm::StringLiteral kMagic = "jitrun-program";
 /// The header's size: the payload starts page-aligned in a mapping, so
 /// every blob keeps its alignment.
-static constexpr size_t kHeaderBytes = 4096;
+static constexpr size_t kHeaderBytes = kPageBytes;
 /// Host constants this large or larger are written as mappable blobs.
 static constexpr int64_t kMappableBytes = 4096;
 static constexpr llvm::StringLiteral kWeightsMagic = "jitrun-weights";
@@ -167,12 +166,9 @@ static MappedRegion mapWeightFile(const std::string &file, llvm::StringRef hash,
   llvm::StringRef payload = bytes.drop_front(kHeaderBytes);
   std::shared_ptr<const void> owner = std::shared_ptr<llvm::MemoryBuffer>(std::move(*buffer));
   if (reinterpret_cast<uintptr_t>(payload.data()) % kHeaderBytes != 0) {
-    std::shared_ptr<llvm::WritableMemoryBuffer> copy =
-        llvm::WritableMemoryBuffer::getNewUninitMemBuffer(payload.size(), file,
-                                                          llvm::Align(kHeaderBytes));
+    std::shared_ptr<llvm::WritableMemoryBuffer> copy = pageAlignedCopy(payload, file);
     if (!copy)
       return {};
-    std::memcpy(copy->getBufferStart(), payload.data(), payload.size());
     payload = llvm::StringRef(copy->getBufferStart(), copy->getBufferSize());
     owner = copy;
   }
@@ -249,12 +245,9 @@ mlir::OwningOpRef<mlir::ModuleOp> ProgramCache::read(mlir::MLIRContext &context)
   // A small entry is read, not mapped: align its payload as a mapping is.
   std::shared_ptr<llvm::MemoryBuffer> owner = std::move(*file);
   if (reinterpret_cast<uintptr_t>(payload.data()) % kHeaderBytes != 0) {
-    std::unique_ptr<llvm::WritableMemoryBuffer> copy =
-        llvm::WritableMemoryBuffer::getNewUninitMemBuffer(payload.size(), path,
-                                                          llvm::Align(kHeaderBytes));
+    std::unique_ptr<llvm::WritableMemoryBuffer> copy = pageAlignedCopy(payload, path);
     if (!copy)
       return nullptr;
-    std::memcpy(copy->getBufferStart(), payload.data(), payload.size());
     payload = llvm::StringRef(copy->getBufferStart(), copy->getBufferSize());
     owner = std::move(copy);
   }
@@ -360,8 +353,7 @@ std::string ProgramCache::write(mlir::ModuleOp module) {
       from.push_back(i);
     }
   std::vector<std::string> writeErrors(written.size());
-  ThreadPool pool(static_cast<unsigned>(std::min<size_t>(
-      std::max<size_t>(written.size(), 1), std::max(1u, std::thread::hardware_concurrency()))));
+  ThreadPool pool(ThreadPool::threadsFor(written.size()));
   llvm::Error wrote = pool.parallelFor(static_cast<int64_t>(written.size()), [&](int64_t w) {
     size_t i = from[w];
     llvm::Error e = writeFileSafely(weightPath(dir, hashes[i]), [&](int fd, std::string &err) {

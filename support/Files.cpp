@@ -118,6 +118,16 @@ jitrun::mapRegularFile(llvm::StringRef path, llvm::StringRef what, uint64_t maxB
   return std::move(*buffer);
 }
 
+std::unique_ptr<llvm::WritableMemoryBuffer> jitrun::pageAlignedCopy(llvm::StringRef bytes,
+                                                                    llvm::StringRef name) {
+  std::unique_ptr<llvm::WritableMemoryBuffer> copy =
+      llvm::WritableMemoryBuffer::getNewUninitMemBuffer(bytes.size(), name,
+                                                        llvm::Align(kPageBytes));
+  if (copy && !bytes.empty())
+    std::memcpy(copy->getBufferStart(), bytes.data(), bytes.size());
+  return copy;
+}
+
 bool jitrun::writeAll(int fd, llvm::StringRef data, std::string &err) {
   size_t done = 0;
   while (done < data.size()) {

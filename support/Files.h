@@ -47,6 +47,13 @@ llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> mapRegularFile(llvm::StringR
                                                                    llvm::StringRef what,
                                                                    uint64_t maxBytes = 0);
 
+/// The bytes a page-aligned copy of `bytes` (named `name`), as a mapping
+/// would lie: every section alignment of MLIR bytecode and of jitrun's cache
+/// files fits. Null when there is no memory for it.
+inline constexpr size_t kPageBytes = 4096;
+std::unique_ptr<llvm::WritableMemoryBuffer> pageAlignedCopy(llvm::StringRef bytes,
+                                                            llvm::StringRef name);
+
 /// Writes `data` to `path` by the rules above.
 llvm::Error writeFileSafely(llvm::StringRef path, llvm::StringRef data);
 /// The same, the bytes put by `write` into the (temporary) file `fd`; it

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <new>
-#include <thread>
 #include <vector>
 
 using namespace jitrun;
@@ -49,8 +48,7 @@ std::string jitrun::pieceHashHex(llvm::StringRef bytes, size_t pieceBytes) {
   };
   // Up to one thread per core (the caller one of them); a pool that got
   // fewer threads runs the pieces on those. The tasks cannot fail.
-  ThreadPool pool(static_cast<unsigned>(
-      std::min<size_t>(pieces, std::max(1u, std::thread::hardware_concurrency()))));
+  ThreadPool pool(ThreadPool::threadsFor(pieces));
   llvm::cantFail(pool.parallelFor(static_cast<int64_t>(pieces), hashPiece));
   std::string all;
   for (const llvm::BLAKE3Result<> &d : digests)
@@ -66,9 +64,7 @@ std::vector<std::string> jitrun::pieceHashesHex(llvm::ArrayRef<llvm::StringRef> 
     hashes[i] = hash.finalHex();
     return llvm::Error::success();
   };
-  ThreadPool pool(static_cast<unsigned>(
-      std::min<size_t>(std::max<size_t>(items.size(), 1),
-                       std::max(1u, std::thread::hardware_concurrency()))));
+  ThreadPool pool(ThreadPool::threadsFor(items.size()));
   // A task that threw (out of memory: the hex strings allocate) fails the
   // call as it would have on one thread.
   if (llvm::Error e = pool.parallelFor(static_cast<int64_t>(items.size()), hashItem)) {

@@ -14,6 +14,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -45,6 +46,13 @@ public:
 
   ThreadPool(const ThreadPool &) = delete;
   ThreadPool &operator=(const ThreadPool &) = delete;
+
+  /// The threads for a pool that runs `items` tasks at once: one per item,
+  /// at most one per core, at least one.
+  static unsigned threadsFor(size_t items) {
+    return static_cast<unsigned>(std::min<size_t>(
+        std::max<size_t>(items, 1), std::max(1u, std::thread::hardware_concurrency())));
+  }
 
   /// The number of threads that run a grid, the caller included (>= 1).
   unsigned numThreads() const {
