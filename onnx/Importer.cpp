@@ -2,12 +2,15 @@
 
 #include "onnx/Importer.h"
 #include "support/Files.h"
+#include "support/Tensor.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Diagnostics.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -114,14 +117,88 @@ static FailureOr<std::string> externalData(const onnx::TensorProto &t, StringRef
   return bytes->substr(offset, length);
 }
 
-FailureOr<DenseElementsAttr> tensorAttr(MLIRContext *ctx, const onnx::TensorProto &t,
-                                        std::string &error, StringRef baseDir) {
+/// `t`'s type (its element type signless) and its size in bytes.
+static FailureOr<std::pair<RankedTensorType, size_t>>
+tensorType(MLIRContext *ctx, const onnx::TensorProto &t, std::string &error) {
   Type et = elementTypeOf(ctx, t.data_type());
   if (!et) {
     error = "tensor '" + t.name() + "' has an unsupported data type (" +
             std::to_string(t.data_type()) + ")";
     return failure();
   }
+  Shape shape(t.dims().begin(), t.dims().end());
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d != 0 && n > std::numeric_limits<int64_t>::max() / 8 / d)) {
+      error = "tensor '" + t.name() + "' has a negative or absurd dim";
+      return failure();
+    }
+    n *= d;
+  }
+  unsigned bits = et.isInteger(1) ? 8 : et.getIntOrFloatBitWidth();
+  return std::make_pair(RankedTensorType::get(shape, signless(et)),
+                        static_cast<size_t>(n) * (bits / 8));
+}
+
+/// The bytes of `t`'s raw or external data (moved out of `t`), when it has
+/// them and they are too many to fold: nullopt for any other tensor.
+static FailureOr<std::optional<std::string>>
+takeLargeData(onnx::TensorProto &t, RankedTensorType type, size_t bytes, StringRef baseDir,
+              std::string &error) {
+  bool external = t.data_location() == onnx::TensorProto::EXTERNAL;
+  if (type.getNumElements() <= kFoldLimit || type.getElementType().isInteger(1) ||
+      (!external && !t.has_raw_data()))
+    return std::optional<std::string>();
+  std::string data;
+  if (external) {
+    FailureOr<std::string> read = externalData(t, baseDir, error);
+    if (failed(read))
+      return failure();
+    data = std::move(*read);
+  } else {
+    data = std::move(*t.mutable_raw_data());
+    t.clear_raw_data();
+  }
+  if (data.size() != bytes) {
+    error = "tensor '" + t.name() + "' holds " + std::to_string(data.size()) +
+            " bytes of data, not " + std::to_string(bytes);
+    return failure();
+  }
+  return std::optional<std::string>(std::move(data));
+}
+
+/// A dense_resource of `type` whose blob owns `data`: no copy when the
+/// string's bytes are aligned for its elements (a heap string's are), and
+/// no hash of them, which a uniqued DenseElementsAttr would take.
+static DenseResourceElementsAttr resourceOf(RankedTensorType type, std::string data,
+                                            StringRef name) {
+  auto owned = std::make_unique<std::string>(std::move(data));
+  size_t elementBytes = std::max<size_t>(1, type.getElementTypeBitWidth() / 8);
+  size_t align = 64;
+  while (align > 1 && reinterpret_cast<uintptr_t>(owned->data()) % align != 0)
+    align /= 2;
+  AsmResourceBlob blob;
+  if (align >= elementBytes) {
+    ArrayRef<char> bytes(owned->data(), owned->size());
+    blob = AsmResourceBlob(
+        bytes, align, [held = owned.release()](void *, size_t, size_t) { delete held; },
+        /*dataIsMutable=*/true);
+  } else {
+    blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+        ArrayRef<char>(owned->data(), owned->size()), 64);
+  }
+  return DenseResourceElementsAttr::get(type, name.empty() ? "onnx_initializer" : name,
+                                        std::move(blob));
+}
+
+FailureOr<DenseElementsAttr> tensorAttr(MLIRContext *ctx, const onnx::TensorProto &t,
+                                        std::string &error, StringRef baseDir) {
+  FailureOr<std::pair<RankedTensorType, size_t>> typed = tensorType(ctx, t, error);
+  if (failed(typed))
+    return failure();
+  auto [type, bytes] = *typed;
+  Type et = type.getElementType();
+  int64_t n = type.getNumElements();
   std::string external;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
     FailureOr<std::string> data = externalData(t, baseDir, error);
@@ -129,18 +206,6 @@ FailureOr<DenseElementsAttr> tensorAttr(MLIRContext *ctx, const onnx::TensorProt
       return failure();
     external = std::move(*data);
   }
-  Shape shape(t.dims().begin(), t.dims().end());
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0) {
-      error = "tensor '" + t.name() + "' has a negative dim";
-      return failure();
-    }
-    n *= d;
-  }
-  auto type = RankedTensorType::get(shape, signless(et));
-  unsigned bits = et.isInteger(1) ? 8 : et.getIntOrFloatBitWidth();
-  size_t bytes = static_cast<size_t>(n) * (bits / 8);
   if (t.has_raw_data() || t.data_location() == onnx::TensorProto::EXTERNAL) {
     const std::string &raw = t.has_raw_data() ? t.raw_data() : external;
     if (raw.size() != bytes) {
@@ -211,13 +276,27 @@ LogicalResult Importer::fail(const Twine &message) {
   return failure();
 }
 
-LogicalResult Importer::importInitializer(const onnx::TensorProto &t) {
+LogicalResult Importer::importInitializer(onnx::TensorProto &t) {
   std::string error;
-  FailureOr<DenseElementsAttr> attr =
-      tensorAttr(context, t, error, llvm::sys::path::parent_path(fileName));
-  if (failed(attr))
+  StringRef baseDir = llvm::sys::path::parent_path(fileName);
+  FailureOr<std::pair<RankedTensorType, size_t>> typed = tensorType(context, t, error);
+  if (failed(typed))
     return fail(error);
-  Value v = constant(*attr);
+  // Weights: their bytes become a blob as they are, the protobuf's copy
+  // given up; small tensors stay dense attributes, which folding reads.
+  FailureOr<std::optional<std::string>> large =
+      takeLargeData(t, typed->first, typed->second, baseDir, error);
+  if (failed(large))
+    return fail(error);
+  Value v;
+  if (*large) {
+    v = constant(resourceOf(typed->first, std::move(**large), t.name()));
+  } else {
+    FailureOr<DenseElementsAttr> attr = tensorAttr(context, t, error, baseDir);
+    if (failed(attr))
+      return fail(error);
+    v = constant(*attr);
+  }
   if (t.data_type() == onnx::TensorProto::UINT8)
     markUnsigned(v);
   values[t.name()] = v;
@@ -324,7 +403,7 @@ static bool declareDynamicSignature(MLIRContext *context, const onnx::GraphProto
   return true;
 }
 
-OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
+OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
   Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
   // Initializers and file-level errors have no node to point at.
   loc = UnknownLoc::get(context);
@@ -369,7 +448,7 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
       return {};
     return module;
   }
-  for (const onnx::TensorProto &t : g.initializer())
+  for (onnx::TensorProto &t : *model.mutable_graph()->mutable_initializer())
     if (failed(importInitializer(t)))
       return {};
   // Inputs (initializers listed as inputs are constants, not arguments).
@@ -633,8 +712,24 @@ std::vector<int64_t> Importer::attrInts(StringRef name) const {
 // Builders
 //===----------------------------------------------------------------------===//
 
-Value Importer::constant(DenseElementsAttr attr) {
-  return arith::ConstantOp::create(b, loc, attr);
+Value Importer::constant(TypedAttr attr) { return arith::ConstantOp::create(b, loc, attr); }
+
+std::optional<ArrayRef<char>> Importer::constantData(Value v) {
+  auto c = v ? v.getDefiningOp<arith::ConstantOp>() : nullptr;
+  if (!c)
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()))
+    return dense.isSplat() ? std::nullopt : std::optional<ArrayRef<char>>(dense.getRawData());
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+      return blob->getData();
+  return std::nullopt;
+}
+
+Value Importer::constantOfBytes(RankedTensorType type, AsmResourceBlob blob, StringRef name) {
+  if (type.getNumElements() > kFoldLimit)
+    return constant(DenseResourceElementsAttr::get(type, name, std::move(blob)));
+  return constant(DenseElementsAttr::getFromRawBuffer(type, blob.getData()));
 }
 
 Value Importer::constant(const Lit &l) {
@@ -790,9 +885,12 @@ Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
     l->shape.assign(shape.begin(), shape.end());
     return constant(*l);
   }
-  if (auto c = v.getDefiningOp<arith::ConstantOp>())
+  if (auto c = v.getDefiningOp<arith::ConstantOp>()) {
     if (auto attr = dyn_cast<DenseElementsAttr>(c.getValue()))
       return constant(attr.reshape(target));
+    if (auto attr = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
+      return constant(DenseResourceElementsAttr::get(target, attr.getRawHandle()));
+  }
   // Collapse to one dim, then expand: fusion's reshape propagation sees
   // through both. A rank-0 tensor expands (and collapses) with no groups.
   auto allDims = [](int64_t rank) {
@@ -823,29 +921,18 @@ Value Importer::transpose(Value v, ArrayRef<int64_t> perm) {
     out.push_back(s[p]);
   if (auto c = v.getDefiningOp<arith::ConstantOp>()) {
     // Constant weights (a Gemm's transB) are transposed here, once.
-    auto attr = cast<DenseElementsAttr>(c.getValue());
-    if (attr.isSplat())
-      return constant(attr.reshape(RankedTensorType::get(out, attr.getElementType())));
-    int64_t n = attr.getNumElements(), rank = s.size();
-    SmallVector<int64_t> inStride(rank, 1);
-    for (int64_t d = rank - 2; d >= 0; --d)
-      inStride[d] = inStride[d + 1] * s[d + 1];
-    std::vector<int64_t> from(n);
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t rem = i, idx = 0;
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        idx += (rem % out[d]) * inStride[perm[d]];
-        rem /= out[d];
-      }
-      from[i] = idx;
+    Type et = typeOf(v).getElementType();
+    auto outType = RankedTensorType::get(out, et);
+    if (auto attr = dyn_cast<DenseElementsAttr>(c.getValue()); attr && attr.isSplat())
+      return constant(attr.reshape(outType));
+    std::optional<ArrayRef<char>> raw = constantData(v);
+    int64_t n = outType.getNumElements();
+    if (raw && n > 0 && et.isIntOrFloat() && !et.isInteger(1) &&
+        raw->size() == static_cast<size_t>(n) * (et.getIntOrFloatBitWidth() / 8)) {
+      AsmResourceBlob blob = HeapAsmResourceBlob::allocate(raw->size(), 64);
+      permuteElements(raw->data(), blob.getMutableData().data(), s, perm, raw->size() / n);
+      return constantOfBytes(outType, std::move(blob), "onnx_transposed");
     }
-    ArrayRef<char> raw = attr.getRawData();
-    size_t bytes = raw.size() / n;
-    std::vector<char> data(raw.size());
-    for (int64_t i = 0; i < n; ++i)
-      std::memcpy(&data[i * bytes], &raw[from[i] * bytes], bytes);
-    return constant(DenseElementsAttr::getFromRawBuffer(
-        RankedTensorType::get(out, attr.getElementType()), data));
   }
   return linalg::TransposeOp::create(b, loc, v, empty(out, typeOf(v).getElementType()), perm)
       .getResult()[0];

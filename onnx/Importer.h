@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -64,7 +65,9 @@ using FoldFn = std::function<double(llvm::ArrayRef<double>)>;
 class Importer {
 public:
   Importer(mlir::MLIRContext &context, llvm::StringRef fileName, const OnnxImportOptions &options);
-  mlir::OwningOpRef<mlir::ModuleOp> run(const onnx::ModelProto &model);
+  /// Imports `model`, taking its initializers' data (large ones become
+  /// blobs of the module's context without a copy).
+  mlir::OwningOpRef<mlir::ModuleOp> run(onnx::ModelProto &model);
 
   mlir::MLIRContext *context;
   mlir::OpBuilder b;
@@ -101,7 +104,13 @@ public:
 
   // --- builders ---
   mlir::Value constant(const Lit &lit);
-  mlir::Value constant(mlir::DenseElementsAttr attr);
+  mlir::Value constant(mlir::TypedAttr attr);
+  /// A constant of `type` holding `blob`'s bytes: a dense_resource when it
+  /// is too large to fold, else a dense attribute.
+  mlir::Value constantOfBytes(mlir::RankedTensorType type, mlir::AsmResourceBlob blob,
+                              llvm::StringRef name);
+  /// The bytes of a constant that is not a splat (dense or dense_resource).
+  static std::optional<llvm::ArrayRef<char>> constantData(mlir::Value v);
   mlir::Value scalarConstant(mlir::Type elementType, double value);
   mlir::Value empty(llvm::ArrayRef<int64_t> shape, mlir::Type elementType);
   mlir::Value filled(llvm::ArrayRef<int64_t> shape, mlir::Type elementType, double value);
@@ -131,7 +140,7 @@ private:
   llvm::StringMap<int64_t> opsets;
   llvm::DenseSet<mlir::Value> unsignedValues;
 
-  mlir::LogicalResult importInitializer(const onnx::TensorProto &t);
+  mlir::LogicalResult importInitializer(onnx::TensorProto &t);
   mlir::LogicalResult importNode(const onnx::NodeProto &n, int index);
 };
 

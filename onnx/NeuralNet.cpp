@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace mlir;
@@ -704,9 +705,11 @@ LogicalResult convTranspose(Importer &im, SmallVectorImpl<Value> &results) {
   // rearranged here when constant, else by a generic reading
   // (m, c, i, j) -> (c, m, KH-1-i, KW-1-j).
   Value w;
-  if (wc) {
-    auto attr = cast<DenseElementsAttr>(wc.getValue());
-    std::vector<float> src(attr.getValues<float>().begin(), attr.getValues<float>().end());
+  std::optional<ArrayRef<char>> wBytes = Importer::constantData(wIn);
+  if (wc && wBytes && et.isF32() &&
+      wBytes->size() == static_cast<size_t>(c * m * kh * kw) * sizeof(float)) {
+    std::vector<float> src(c * m * kh * kw);
+    std::memcpy(src.data(), wBytes->data(), wBytes->size());
     std::vector<float> flipped(src.size());
     for (int64_t ci = 0; ci < c; ++ci)
       for (int64_t mi = 0; mi < m; ++mi)
@@ -714,8 +717,9 @@ LogicalResult convTranspose(Importer &im, SmallVectorImpl<Value> &results) {
           for (int64_t j = 0; j < kw; ++j)
             flipped[((mi * c + ci) * kh + i) * kw + j] =
                 src[((ci * m + mi) * kh + (kh - 1 - i)) * kw + (kw - 1 - j)];
-    w = im.constant(DenseElementsAttr::get(RankedTensorType::get({m, c, kh, kw}, et),
-                                           ArrayRef<float>(flipped)));
+    w = im.constantOfBytes(RankedTensorType::get({m, c, kh, kw}, et),
+                           HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(flipped)),
+                           "onnx_flipped");
   } else {
     w = linalg::GenericOp::create(
             im.b, im.loc, RankedTensorType::get({m, c, kh, kw}, et), ValueRange{},

@@ -20,6 +20,7 @@
 #include <limits>
 #include <new>
 #include <sys/mman.h>
+#include <vector>
 
 using namespace jitrun;
 
@@ -179,6 +180,66 @@ static void *allocateRaw(size_t bytes) {
   void **result = reinterpret_cast<void **>(aligned);
   result[-1] = raw;
   return result;
+}
+
+template <typename T>
+static void permuteAs(const char *inBytes, char *outBytes, llvm::ArrayRef<int64_t> inShape,
+                      llvm::ArrayRef<int64_t> perm, size_t eltBytes) {
+  const T *in = reinterpret_cast<const T *>(inBytes);
+  T *out = reinterpret_cast<T *>(outBytes);
+  int64_t rank = static_cast<int64_t>(inShape.size());
+  int64_t n = 1;
+  for (int64_t d : inShape)
+    n *= d;
+  if (n == 0)
+    return;
+  // Elements of a wider type than T (eltBytes / sizeof(T) of them make one).
+  int64_t w = static_cast<int64_t>(eltBytes / sizeof(T));
+  if (rank == 2 && perm[0] == 1 && perm[1] == 0) {
+    int64_t rows = inShape[0], cols = inShape[1];
+    constexpr int64_t kBlock = 32;
+    for (int64_t r0 = 0; r0 < rows; r0 += kBlock)
+      for (int64_t c0 = 0; c0 < cols; c0 += kBlock)
+        for (int64_t c = c0; c < std::min(cols, c0 + kBlock); ++c)
+          for (int64_t r = r0; r < std::min(rows, r0 + kBlock); ++r)
+            for (int64_t k = 0; k < w; ++k)
+              out[(c * rows + r) * w + k] = in[(r * cols + c) * w + k];
+    return;
+  }
+  std::vector<int64_t> inStride(rank, 1), outShape(rank), step(rank), idx(rank, 0);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStride[d] = inStride[d + 1] * inShape[d + 1];
+  for (int64_t d = 0; d < rank; ++d) {
+    outShape[d] = inShape[perm[d]];
+    step[d] = inStride[perm[d]];
+  }
+  int64_t inner = rank ? outShape[rank - 1] : 1, innerStep = rank ? step[rank - 1] : 0;
+  int64_t src = 0;
+  for (int64_t flat = 0; flat < n; flat += inner) {
+    for (int64_t i = 0; i < inner; ++i)
+      for (int64_t k = 0; k < w; ++k)
+        out[(flat + i) * w + k] = in[(src + i * innerStep) * w + k];
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      src += step[d];
+      if (++idx[d] < outShape[d])
+        break;
+      src -= step[d] * outShape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+void jitrun::permuteElements(const char *in, char *out, llvm::ArrayRef<int64_t> inShape,
+                             llvm::ArrayRef<int64_t> perm, size_t eltBytes) {
+  switch (eltBytes) {
+  case 2: return permuteAs<uint16_t>(in, out, inShape, perm, eltBytes);
+  case 4: return permuteAs<uint32_t>(in, out, inShape, perm, eltBytes);
+  case 8: return permuteAs<uint64_t>(in, out, inShape, perm, eltBytes);
+  default:
+    if (eltBytes % 8 == 0)
+      return permuteAs<uint64_t>(in, out, inShape, perm, eltBytes);
+    return permuteAs<uint8_t>(in, out, inShape, perm, eltBytes);
+  }
 }
 
 AlignedStorage jitrun::allocateAligned(size_t bytes) { return AlignedStorage(allocateRaw(bytes)); }

@@ -10,6 +10,7 @@
 #ifndef JITRUN_SUPPORT_TENSOR_H
 #define JITRUN_SUPPORT_TENSOR_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -47,6 +48,14 @@ uint16_t floatToHalf(float value);
 float bfloat16ToFloat(uint16_t bits);
 /// Converts a float to the nearest bfloat16 bit pattern (ties to even).
 uint16_t floatToBFloat16(float value);
+
+/// Writes into `out` the dense row-major elements of `in` (of `inShape`,
+/// `eltBytes` bytes each) with their dims permuted: output dim i is input
+/// dim perm[i]. A 2-D transpose goes in square blocks, so that neither side
+/// walks a large stride element by element; other permutations walk the
+/// output in order with the source offset kept up to date.
+void permuteElements(const char *in, char *out, llvm::ArrayRef<int64_t> inShape,
+                     llvm::ArrayRef<int64_t> perm, size_t eltBytes);
 
 /// Frees storage from allocateAligned.
 struct AlignedFree {

@@ -28,6 +28,11 @@ elif kind == "bad_initializer":
     w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[3, 4], raw_data=b"\0" * 7)
     m = model([helper.make_node("Add", ["x", "w"], ["y"])], [f32("x", [3, 4])],
               [f32("y", [3, 4])], [w])
+elif kind == "bad_large_initializer":
+    # As bad_initializer, with more elements than the importer folds.
+    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[300, 300], raw_data=b"\0" * 7)
+    m = model([helper.make_node("Add", ["x", "w"], ["y"])], [f32("x", [300, 300])],
+              [f32("y", [300, 300])], [w])
 elif kind == "undefined_input":
     m = model([helper.make_node("Relu", ["nowhere"], ["y"], name="r")], [f32("x", [2])],
               [f32("y", [2])])
@@ -99,6 +104,45 @@ elif kind == "grouped_conv":
     with torch.no_grad():
         np.save(out + ".y.npy", net(x).numpy())
     raise SystemExit(0)
+elif kind in ("large_weights", "large_weights_external"):
+    # Weights of more than 65536 elements (the importer keeps them as blobs,
+    # not dense attributes) through every path that rearranges a constant:
+    # a Gemm's transB, a Reshape, a 3-D Transpose, a ConvTranspose's flip;
+    # its inputs (OUT.x0.npy, OUT.x1.npy) and NumPy's outputs (OUT.y0.npy,
+    # OUT.y1.npy) beside it.
+    rng = np.random.default_rng(2)
+    w = lambda *shape: (rng.standard_normal(shape) * 0.05).astype(np.float32)
+    gw, gb, flat, w3, wt = w(300, 260), w(300), w(300 * 280), w(60, 280, 5), w(64, 80, 4, 4)
+    x = rng.standard_normal((2, 260)).astype(np.float32)
+    xi = rng.standard_normal((1, 64, 5, 5)).astype(np.float32)
+    inits = [numpy_helper.from_array(a, n) for a, n in (
+        (gw, "gw"), (gb, "gb"), (flat, "flat"), (w3, "w3"), (wt, "wt"),
+        (np.array([300, 280], np.int64), "s2"), (np.array([280, 300], np.int64), "s3"))]
+    m = model([
+        helper.make_node("Gemm", ["x", "gw", "gb"], ["g"], transB=1),
+        helper.make_node("Reshape", ["flat", "s2"], ["w2"]),
+        helper.make_node("MatMul", ["g", "w2"], ["h"]),
+        helper.make_node("Transpose", ["w3"], ["w3t"], perm=[1, 2, 0]),
+        helper.make_node("Reshape", ["w3t", "s3"], ["w3r"]),
+        helper.make_node("MatMul", ["h", "w3r"], ["y"]),
+        helper.make_node("ConvTranspose", ["xi", "wt"], ["z"], strides=[2, 2]),
+    ], [f32("x", [2, 260]), f32("xi", [1, 64, 5, 5])], [f32("y", [2, 300]),
+                                                        f32("z", [1, 80, 12, 12])], inits)
+    x64 = x.astype(np.float64)
+    h = (x64 @ gw.T.astype(np.float64) + gb) @ flat.astype(np.float64).reshape(300, 280)
+    y = h @ w3.astype(np.float64).transpose(1, 2, 0).reshape(280, 300)
+    z = np.zeros((1, 80, 12, 12))
+    for i in range(5):
+        for j in range(5):
+            z[0, :, 2 * i:2 * i + 4, 2 * j:2 * j + 4] += np.einsum(
+                "c,cmkl->mkl", xi[0, :, i, j].astype(np.float64), wt.astype(np.float64))
+    for name, a in (("x0", x), ("x1", xi), ("y0", y.astype(np.float32)),
+                    ("y1", z.astype(np.float32))):
+        np.save(out + "." + name + ".npy", a)
+    if kind == "large_weights_external":
+        onnx.save_model(m, out, save_as_external_data=True, all_tensors_to_one_file=True,
+                        location="large.bin", size_threshold=0)
+        raise SystemExit(0)
 else:
     raise SystemExit("unknown kind " + kind)
 onnx.save(m, out)
