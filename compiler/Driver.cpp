@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -494,6 +495,30 @@ bool Compilation::restoreFromCache(ModuleOp module, std::string &entryName) {
   return true;
 }
 
+/// Frees the data of every builtin resource blob of `module`'s context that
+/// no attribute in `module` refers to any more: the weights that import
+/// transposed and fusion packed or folded into new blobs would otherwise
+/// stay in memory until the context goes (ViT-B/16: 330 MB of them).
+static void releaseUnusedBlobs(ModuleOp module) {
+  llvm::DenseSet<const void *> used;
+  module->walk([&](Operation *op) {
+    op->getAttrDictionary().walk([&](DenseResourceElementsAttr attr) {
+      used.insert(attr.getRawHandle().getResource());
+    });
+  });
+  auto &blobs = DenseResourceElementsHandle::getManagerInterface(module.getContext());
+  std::vector<std::string> unused;
+  blobs.getBlobManager().getBlobMap([&](const llvm::StringMap<DialectResourceBlobManager::BlobEntry> &map) {
+    for (const auto &entry : map)
+      if (!used.contains(&entry.second) && entry.second.getBlob() &&
+          !entry.second.getBlob()->getData().empty())
+        unused.push_back(entry.first().str());
+  });
+  for (const std::string &name : unused)
+    if (DialectResourceBlobManager::BlobEntry *entry = blobs.getBlobManager().lookup(name))
+      entry->setBlob(AsmResourceBlob());
+}
+
 llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef name,
                                        OwningOpRef<ModuleOp> &module, std::string &entryName) {
   bool bytecode = bytes.starts_with("ML\xefR");
@@ -637,6 +662,7 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
     return e;
   if (llvm::Error e = runPasses(*module, [](PassManager &pm) { buildImportPipeline(pm); }, diags))
     return e;
+  releaseUnusedBlobs(*module);
   entry = module->lookupSymbol<func::FuncOp>(entryName);
   if (!options.argumentShapes.empty()) {
     refineResultTypes(entry);
@@ -688,6 +714,7 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
         buildFusionPipeline(pm, fusion);
       }, diags))
     return e;
+  releaseUnusedBlobs(*module);
   for (std::string &w : diags.warnings)
     warnings.push_back(w);
   for (std::string &r : diags.remarks)

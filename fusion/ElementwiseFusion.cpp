@@ -40,9 +40,7 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
   return std::nullopt;
 }
 
-AsmResourceBlob weightBlob(ArrayRef<char> bytes) {
-  return HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, 64);
-}
+AsmResourceBlob newWeightBlob(size_t bytes) { return HeapAsmResourceBlob::allocate(bytes, 64); }
 
 Value convertConstant(OpBuilder &b, Location loc, arith::ConstantOp cst, Type to,
                       StringRef resourceName,
@@ -63,10 +61,10 @@ Value convertConstant(OpBuilder &b, Location loc, arith::ConstantOp cst, Type to
   auto n = static_cast<size_t>(type.getNumElements());
   if (!bytes || bytes->size() != n * fromBytes)
     return nullptr;
-  std::vector<char> out(n * toBytes);
+  AsmResourceBlob blob = newWeightBlob(n * toBytes);
+  char *out = blob.getMutableData().data();
   for (size_t i = 0; i < n; ++i)
-    convert(bytes->data() + i * fromBytes, out.data() + i * toBytes);
-  AsmResourceBlob blob = weightBlob(out);
+    convert(bytes->data() + i * fromBytes, out + i * toBytes);
   return arith::ConstantOp::create(
       b, loc, newType, DenseResourceElementsAttr::get(newType, resourceName, std::move(blob)));
 }
@@ -219,12 +217,12 @@ struct FoldResourceTranspose : public OpRewritePattern<linalg::GenericOp> {
     SmallVector<int64_t> outStride(rank, 0);
     for (int64_t r = 0; r < rank; ++r)
       outStride[cast<AffineDimExpr>(inMap.getResult(r)).getPosition()] = inStrides[r];
-    std::vector<char> out(data.size());
+    AsmResourceBlob folded = newWeightBlob(data.size());
     int64_t inner = outType.getDimSize(rank - 1), innerStride = outStride[rank - 1];
     SmallVector<int64_t> idx(rank, 0);
     int64_t src = 0;
     const char *in = data.data();
-    char *dst = out.data();
+    char *dst = folded.getMutableData().data();
     for (int64_t flat = 0; flat < n; flat += inner) {
       auto copyRow = [&](auto elem) {
         using T = decltype(elem);
@@ -249,8 +247,6 @@ struct FoldResourceTranspose : public OpRewritePattern<linalg::GenericOp> {
         idx[d] = 0;
       }
     }
-    AsmResourceBlob folded =
-        weightBlob(out);
     auto newAttr = DenseResourceElementsAttr::get(outType, key, std::move(folded));
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, outType, newAttr);
     return success();
@@ -290,20 +286,20 @@ struct FoldConstantSlice : public OpRewritePattern<tensor::ExtractSliceOp> {
     for (int64_t d = rank - 2; d >= 0; --d)
       inStrides[d] = inStrides[d + 1] * inType.getDimSize(d + 1);
     int64_t inner = sizes.back(), n = outType.getNumElements();
-    std::vector<char> out(static_cast<size_t>(n) * eb);
+    AsmResourceBlob blob = newWeightBlob(static_cast<size_t>(n) * eb);
+    char *out = blob.getMutableData().data();
     SmallVector<int64_t> idx(rank, 0);
     for (int64_t flat = 0; flat < n; flat += inner) {
       int64_t src = 0;
       for (int64_t d = 0; d < rank; ++d)
         src += (offsets[d] + idx[d]) * inStrides[d];
-      std::memcpy(out.data() + flat * eb, data.data() + src * eb, inner * eb);
+      std::memcpy(out + flat * eb, data.data() + src * eb, inner * eb);
       for (int64_t d = rank - 2; d >= 0; --d) {
         if (++idx[d] < sizes[d])
           break;
         idx[d] = 0;
       }
     }
-    AsmResourceBlob blob = weightBlob(out);
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op, outType, DenseResourceElementsAttr::get(outType, "folded_slice", std::move(blob)));
     return success();

@@ -193,18 +193,20 @@ static Value packedConstant(PatternRewriter &rewriter, Location loc, ArrayRef<ch
     k *= d;
   int64_t panels = llvm::divideCeil(n, width);
   size_t eb = elem.getIntOrFloatBitWidth() / 8;
-  std::vector<char> packed(static_cast<size_t>(panels * k * width) * eb, 0);
+  AsmResourceBlob blob = newWeightBlob(static_cast<size_t>(panels * k * width) * eb);
+  char *packed = blob.getMutableData().data();
   for (int64_t p = 0; p < panels; ++p) {
     int64_t valid = std::min<int64_t>(width, n - p * width);
+    if (valid < width) // the last panel's columns past N are zeros
+      std::memset(packed + (p * k * width) * eb, 0, static_cast<size_t>(k * width) * eb);
     for (int64_t kk = 0; kk < k; ++kk)
-      std::memcpy(packed.data() + ((p * k + kk) * width) * eb,
-                  bytes.data() + (kk * n + p * width) * eb, valid * eb);
+      std::memcpy(packed + ((p * k + kk) * width) * eb, bytes.data() + (kk * n + p * width) * eb,
+                  valid * eb);
   }
   SmallVector<int64_t> shape = {panels};
   shape.append(kShape.begin(), kShape.end());
   shape.push_back(width);
   auto packedType = RankedTensorType::get(shape, elem);
-  AsmResourceBlob blob = weightBlob(packed);
   return arith::ConstantOp::create(
       rewriter, loc, packedType,
       DenseResourceElementsAttr::get(packedType, "packed_weights", std::move(blob)));
@@ -218,17 +220,20 @@ static Value vnniPackedConstant(PatternRewriter &rewriter, Location loc, ArrayRe
                                 int64_t k, int64_t n, int64_t width, Type elem) {
   int64_t panels = llvm::divideCeil(n, width), pairs = k / 2;
   constexpr size_t eb = 2;
-  std::vector<char> packed(static_cast<size_t>(panels * k * width) * eb, 0);
+  AsmResourceBlob blob = newWeightBlob(static_cast<size_t>(panels * k * width) * eb);
+  char *packed = blob.getMutableData().data();
   for (int64_t p = 0; p < panels; ++p) {
     int64_t valid = std::min<int64_t>(width, n - p * width);
+    if (valid < width) // the last panel's columns past N are zeros
+      std::memset(packed + (p * pairs * width * 2) * eb, 0,
+                  static_cast<size_t>(pairs * width * 2) * eb);
     for (int64_t kp = 0; kp < pairs; ++kp)
       for (int64_t t = 0; t < valid; ++t)
         for (int64_t v = 0; v < 2; ++v)
-          std::memcpy(packed.data() + (((p * pairs + kp) * width + t) * 2 + v) * eb,
+          std::memcpy(packed + (((p * pairs + kp) * width + t) * 2 + v) * eb,
                       bytes.data() + ((2 * kp + v) * n + p * width + t) * eb, eb);
   }
   auto packedType = RankedTensorType::get({panels, pairs, width, 2}, elem);
-  AsmResourceBlob blob = weightBlob(packed);
   return arith::ConstantOp::create(
       rewriter, loc, packedType,
       DenseResourceElementsAttr::get(packedType, "packed_weights", std::move(blob)));
