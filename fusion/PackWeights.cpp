@@ -27,6 +27,9 @@
 #include "llvm/ADT/SmallBitVector.h"
 
 #include <cstring>
+#include <optional>
+#include <system_error>
+#include <thread>
 
 #define DEBUG_TYPE "jitrun-fusion-pack-weights"
 
@@ -193,16 +196,32 @@ static Value packedConstant(PatternRewriter &rewriter, Location loc, ArrayRef<ch
     k *= d;
   int64_t panels = llvm::divideCeil(n, width);
   size_t eb = elem.getIntOrFloatBitWidth() / 8;
-  AsmResourceBlob blob = newWeightBlob(static_cast<size_t>(panels * k * width) * eb);
+  size_t total = static_cast<size_t>(panels * k * width) * eb;
+  AsmResourceBlob blob = newWeightBlob(total);
   char *packed = blob.getMutableData().data();
-  for (int64_t p = 0; p < panels; ++p) {
-    int64_t valid = std::min<int64_t>(width, n - p * width);
-    if (valid < width) // the last panel's columns past N are zeros
-      std::memset(packed + (p * k * width) * eb, 0, static_cast<size_t>(k * width) * eb);
-    for (int64_t kk = 0; kk < k; ++kk)
-      std::memcpy(packed + ((p * k + kk) * width) * eb, bytes.data() + (kk * n + p * width) * eb,
-                  valid * eb);
+  auto packPanels = [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
+      int64_t valid = std::min<int64_t>(width, n - p * width);
+      if (valid < width) // the last panel's columns past N are zeros
+        std::memset(packed + (p * k * width) * eb, 0, static_cast<size_t>(k * width) * eb);
+      for (int64_t kk = 0; kk < k; ++kk)
+        std::memcpy(packed + ((p * k + kk) * width) * eb,
+                    bytes.data() + (kk * n + p * width) * eb, valid * eb);
+    }
+  };
+  // From 1 MiB up, half the panels on a second thread: most of packing is
+  // the kernel faulting in and zeroing fresh pages, which another core
+  // halves. Without a thread (the process at its limit), all on this one.
+  std::optional<std::thread> other;
+  if (total >= (size_t(1) << 20) && panels >= 2) {
+    try {
+      other.emplace(packPanels, panels / 2, panels);
+    } catch (const std::system_error &) {
+    }
   }
+  packPanels(0, other ? panels / 2 : panels);
+  if (other)
+    other->join();
   SmallVector<int64_t> shape = {panels};
   shape.append(kShape.begin(), kShape.end());
   shape.push_back(width);

@@ -15,3 +15,8 @@
 // RUN:   --input=1x16x64xf32 --input=1x7x64xf32 --expected_output=@%t.b0.npy --expected_output=@%t.b1.npy | FileCheck %s --check-prefix=TWO
 // TWO: run[0] result[0]: matches the expected output
 // TWO-NEXT: run[1] result[0]: matches the expected output
+//
+// Weights of 1 MiB and more are packed on two threads; without a second
+// thread, on this one (a 512 x 640 projection, against NumPy).
+// RUN: %debian-python %S/Inputs/make_onnx.py wide_matmul %t.wide.onnx
+// RUN: env LD_PRELOAD=%no-threads %jitrun %t.wide.onnx --no-cache --input=@%t.wide.onnx.x.npy --expected_output=@%t.wide.onnx.y.npy | FileCheck %s

@@ -28,6 +28,17 @@ elif kind == "bad_initializer":
     w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[3, 4], raw_data=b"\0" * 7)
     m = model([helper.make_node("Add", ["x", "w"], ["y"])], [f32("x", [3, 4])],
               [f32("y", [3, 4])], [w])
+elif kind == "wide_matmul":
+    # A projection whose weights (512 x 640 f32, 1.3 MB) fusion packs in
+    # panels on two threads; its input (OUT.x.npy) and NumPy's output
+    # (OUT.y.npy) beside it.
+    rng = np.random.default_rng(3)
+    w = (rng.standard_normal((512, 640)) * 0.05).astype(np.float32)
+    x = rng.standard_normal((4, 512)).astype(np.float32)
+    m = model([helper.make_node("MatMul", ["x", "w"], ["y"])], [f32("x", [4, 512])],
+              [f32("y", [4, 640])], [numpy_helper.from_array(w, "w")])
+    np.save(out + ".x.npy", x)
+    np.save(out + ".y.npy", (x.astype(np.float64) @ w.astype(np.float64)).astype(np.float32))
 elif kind == "bad_large_initializer":
     # As bad_initializer, with more elements than the importer folds.
     w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[300, 300], raw_data=b"\0" * 7)
