@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include <cstring>
+#include <new>
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -40,7 +41,17 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
   return std::nullopt;
 }
 
-AsmResourceBlob newWeightBlob(size_t bytes) { return HeapAsmResourceBlob::allocate(bytes, 64); }
+AsmResourceBlob newWeightBlob(size_t bytes) {
+  // Not HeapAsmResourceBlob::allocate: LLVM's allocate_buffer aborts the
+  // process when memory runs out; a std::bad_alloc fails the compile cleanly.
+  void *data = ::operator new(bytes ? bytes : 1, std::align_val_t(64), std::nothrow);
+  if (!data)
+    throw std::bad_alloc();
+  return AsmResourceBlob(
+      ArrayRef<char>(static_cast<char *>(data), bytes), 64,
+      [](void *p, size_t, size_t) { ::operator delete(p, std::align_val_t(64)); },
+      /*dataIsMutable=*/true);
+}
 
 Value convertConstant(OpBuilder &b, Location loc, arith::ConstantOp cst, Type to,
                       StringRef resourceName,

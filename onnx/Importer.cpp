@@ -180,12 +180,11 @@ static DenseResourceElementsAttr resourceOf(RankedTensorType type, std::string d
   AsmResourceBlob blob;
   if (align >= elementBytes) {
     ArrayRef<char> bytes(owned->data(), owned->size());
-    blob = AsmResourceBlob(
-        bytes, align, [held = owned.release()](void *, size_t, size_t) { delete held; },
-        /*dataIsMutable=*/true);
+    auto free = [held = owned.release()](void *, size_t, size_t) { delete held; };
+    blob = AsmResourceBlob(bytes, align, free, /*dataIsMutable=*/true);
   } else {
-    blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-        ArrayRef<char>(owned->data(), owned->size()), 64);
+    blob = newBlob(owned->size());
+    std::memcpy(blob.getMutableData().data(), owned->data(), owned->size());
   }
   return DenseResourceElementsAttr::get(type, name.empty() ? "onnx_initializer" : name,
                                         std::move(blob));
@@ -929,7 +928,7 @@ Value Importer::transpose(Value v, ArrayRef<int64_t> perm) {
     int64_t n = outType.getNumElements();
     if (raw && n > 0 && et.isIntOrFloat() && !et.isInteger(1) &&
         raw->size() == static_cast<size_t>(n) * (et.getIntOrFloatBitWidth() / 8)) {
-      AsmResourceBlob blob = HeapAsmResourceBlob::allocate(raw->size(), 64);
+      AsmResourceBlob blob = newBlob(raw->size());
       permuteElements(raw->data(), blob.getMutableData().data(), s, perm, raw->size() / n);
       return constantOfBytes(outType, std::move(blob), "onnx_transposed");
     }

@@ -144,6 +144,10 @@ private:
   mlir::LogicalResult importNode(const onnx::NodeProto &n, int index);
 };
 
+/// An uninitialized blob of `bytes` bytes, 64-byte aligned, for the caller
+/// to fill; std::bad_alloc (a clean compile error) when memory runs out.
+mlir::AsmResourceBlob newBlob(size_t bytes);
+
 /// Converts a TensorProto to an attribute (raw_data, typed fields, or
 /// external data in a file relative to `baseDir`, the model's directory).
 mlir::FailureOr<mlir::DenseElementsAttr> tensorAttr(mlir::MLIRContext *context,

@@ -717,8 +717,9 @@ LogicalResult convTranspose(Importer &im, SmallVectorImpl<Value> &results) {
           for (int64_t j = 0; j < kw; ++j)
             flipped[((mi * c + ci) * kh + i) * kw + j] =
                 src[((ci * m + mi) * kh + (kh - 1 - i)) * kw + (kw - 1 - j)];
-    w = im.constantOfBytes(RankedTensorType::get({m, c, kh, kw}, et),
-                           HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(flipped)),
+    AsmResourceBlob blob = newBlob(flipped.size() * sizeof(float));
+    std::memcpy(blob.getMutableData().data(), flipped.data(), flipped.size() * sizeof(float));
+    w = im.constantOfBytes(RankedTensorType::get({m, c, kh, kw}, et), std::move(blob),
                            "onnx_flipped");
   } else {
     w = linalg::GenericOp::create(

@@ -8,6 +8,7 @@
 
 #include "onnx/Importer.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -595,6 +596,17 @@ void addShapeOps(OpTable &t) {
         perm.push_back(d);
     if (static_cast<int64_t>(perm.size()) != rank)
       return im.fail("Transpose: perm does not match the rank");
+    // Each dim once: a repeated or out-of-range one would read outside the
+    // input (a constant's bytes are permuted at import).
+    std::vector<bool> seen(rank, false);
+    for (int64_t p : perm) {
+      if (p < 0 || p >= rank || seen[p])
+        return im.fail("Transpose: perm [" + llvm::join(llvm::map_range(perm, [](int64_t d) {
+                         return std::to_string(d);
+                       }), ", ") + "] is not a permutation of the input's " +
+                       std::to_string(rank) + " dims");
+      seen[p] = true;
+    }
     results.push_back(im.transpose(im.in(0), perm));
     return success();
   };

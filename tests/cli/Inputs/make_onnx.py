@@ -39,6 +39,13 @@ elif kind == "wide_matmul":
               [f32("y", [4, 640])], [numpy_helper.from_array(w, "w")])
     np.save(out + ".x.npy", x)
     np.save(out + ".y.npy", (x.astype(np.float64) @ w.astype(np.float64)).astype(np.float32))
+elif kind == "bad_perm":
+    # A Transpose whose perm names dim 0 twice, of a constant (permuted at
+    # import) and of an input.
+    w = numpy_helper.from_array(np.ones((300, 300), np.float32), "w")
+    m = model([helper.make_node("Transpose", ["w"], ["wt"], perm=[0, 0]),
+               helper.make_node("Add", ["x", "wt"], ["y"])], [f32("x", [300, 300])],
+              [f32("y", [300, 300])], [w])
 elif kind == "bad_large_initializer":
     # As bad_initializer, with more elements than the importer folds.
     w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[300, 300], raw_data=b"\0" * 7)
