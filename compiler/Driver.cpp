@@ -187,8 +187,6 @@ static llvm::Error checkSupported(func::FuncOp entry, Compilation &impl) {
 /// real models nest a few dozen levels. Deeper input (a dense literal
 /// 20000 levels deep, a million '(') would recurse the parser off its stack.
 static constexpr int kMaxTextNesting = 1000;
-/// Bytecode at a page boundary is parsed in place (any section's alignment
-/// fits it); elsewhere, from a copy that is.
 
 /// Where textual `bytes` nest deeper than kMaxTextNesting, as "LINE:COL";
 /// "" if they do not. Strings and comments are skipped; `->`, `<=` and `>=`
