@@ -551,7 +551,8 @@ jitrun_status_t jitrun_model_statistics(jitrun_model_t model, jitrun_statistics_
                              s.transientBytes, s.intermediateBytes, s.stackBytesMax,
                              s.vectorizedOps, s.scalarOps, s.cachedKernels,
                              s.compileSeconds, s.vnniKernels, s.cachedProgram,
-                             s.amxKernels, s.genericKernels, s.mappedConstantBytes};
+                             s.amxKernels, s.genericKernels, s.mappedConstantBytes,
+                             s.reusedWeightBytes};
   return nullptr;
 }
 

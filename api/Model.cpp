@@ -9,6 +9,7 @@
 #include "api/Model.h"
 
 #include "compiler/Compiler.h"
+#include "contract/WeightMemo.h"
 #include "support/Files.h"
 
 #include <algorithm>
@@ -93,6 +94,10 @@ CompiledModel::compileBuffer(llvm::StringRef bytes, llvm::StringRef name,
     model->options.progress = nullptr;
     model->options.signatureOnly = false;
     model->options.maxSpecializations = std::max<size_t>(1, options.maxSpecializations);
+    // Each shape's compile packs the weights the last one packed, unless
+    // a program still holds them: then it takes those.
+    model->options.weightMemo = std::make_shared<WeightMemo>();
+    model->options.weightMemo->setStableBytes(model->bytes);
     model->options.cancelled = [m = model.get(), outer = options.cancelled] {
       return m->cancelling.load(std::memory_order_relaxed) || (outer && outer());
     };

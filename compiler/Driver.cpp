@@ -16,6 +16,7 @@
 
 #include "codegen/Passes.h"
 #include "contract/Dispatch.h"
+#include "contract/WeightMemo.h"
 #include "fusion/Passes.h"
 #include "onnx/Import.h"
 #include "support/Files.h"
@@ -255,8 +256,13 @@ llvm::Error Compilation::loadFusedModule(llvm::StringRef bytes, llvm::StringRef 
     return llvm::Error::success();
   }
   module = nullptr;
-  if (llvm::Error e = importAndFuse(bytes, name, module, entryName))
-    return e;
+  {
+    // Fusion reuses the weights an earlier compile of the model built.
+    WeightMemo::Scope memo(context(), options.weightMemo);
+    if (llvm::Error e = importAndFuse(bytes, name, module, entryName))
+      return e;
+    stats.reusedWeightBytes = memo.reusedBytes();
+  }
   if (options.signatureOnly || dynamic || options.analyzeOnly || !cache.enabled())
     return llvm::Error::success();
   annotateForCache(*module, entryName);

@@ -21,6 +21,8 @@ class PassManager;
 
 namespace jitrun {
 
+class WeightMemo;
+
 /// The cache folder a compile uses unless told otherwise: $JITRUN_CACHE_DIR
 /// if set (empty: no cache), else $XDG_CACHE_HOME/jitrun, else
 /// $HOME/.cache/jitrun; "" when none of them is usable.
@@ -138,6 +140,11 @@ struct CompileOptions {
     std::string hex;
   };
   std::shared_ptr<ModelHash> modelHash;
+  /// The weights fusion built (packed panels, folds), shared by the compiles
+  /// of one model with dynamic dims: a compile at a new shape reuses those
+  /// an earlier one built while a program still holds them
+  /// (contract/WeightMemo.h). Null: each compile builds its own.
+  std::shared_ptr<WeightMemo> weightMemo;
   /// The cache folder's size cap: after a compile that wrote to it, the
   /// least recently used entries go until it is under 90 % of this. 0: no cap.
   uint64_t cacheMaxBytes = uint64_t(1) << 30;
@@ -215,6 +222,10 @@ struct Statistics {
   /// Constant bytes the program reads where the mapped cache entry holds
   /// them (a warm start), instead of copies.
   int64_t mappedConstantBytes = 0;
+  /// Weight bytes fusion took from an earlier compile of the same dynamic
+  /// model (packed panels, folds: contract/WeightMemo.h) instead of building
+  /// them again.
+  int64_t reusedWeightBytes = 0;
 };
 
 } // namespace jitrun

@@ -5,6 +5,7 @@
 #include "compiler/Cache.h"
 #include "contract/Dispatch.h"
 #include "contract/Target.h"
+#include "contract/WeightMemo.h"
 #include "fusion/Passes.h"
 #include "support/Files.h"
 #include "support/Hash.h"
@@ -54,6 +55,7 @@ ProgramCache::ProgramCache(const CompileOptions &options, llvm::StringRef modelB
     return;
   if (!cacheDirProblem(options.cacheDir).empty())
     return; // the kernel cache reports the problem
+  memo = options.weightMemo;
   std::string hash;
   if (options.modelHash) {
     std::call_once(options.modelHash->once,
@@ -340,7 +342,21 @@ std::string ProgramCache::write(mlir::ModuleOp module) {
     contents.push_back(w.bytes);
     sizes.push_back(w.bytes.size());
   }
+  // A weight an earlier compile of the model built and wrote (the memo
+  // knows its hash) is not hashed again.
+  std::vector<std::string> known(weights.size());
+  if (memo)
+    for (size_t i = 0; i < weights.size(); ++i) {
+      known[i] = memo->hashOf(contents[i].data(), contents[i].size());
+      if (!known[i].empty())
+        contents[i] = llvm::StringRef();
+    }
   std::vector<std::string> hashes = pieceHashesHex(contents);
+  for (size_t i = 0; i < weights.size(); ++i)
+    if (!known[i].empty()) {
+      hashes[i] = known[i];
+      contents[i] = weights[i].bytes;
+    }
   std::vector<MappedRegion> regions = mapWeightFiles(dir, hashes, sizes);
   // The missing ones, written on all cores (copying into the page cache is
   // most of a cold compile's time for a big model: ViT-B/16's 330 MB).
@@ -432,6 +448,10 @@ std::string ProgramCache::write(mlir::ModuleOp module) {
       entry->setBlob(mlir::UnmanagedAsmResourceBlob::allocateWithAlign(
           llvm::ArrayRef<char>(regions[i].bytes.data(), regions[i].bytes.size()), 64));
     mapped.push_back(regions[i]);
+    // The memo's weights follow theirs to the files.
+    if (memo)
+      memo->moved(weights[i].bytes.data(), weights[i].bytes.size(), regions[i].bytes.data(),
+                  regions[i].owner, hashes[i]);
   }
   return "";
 }

@@ -39,6 +39,8 @@
 
 namespace jitrun {
 
+class WeightMemo;
+
 /// Bytes a program uses in place, and what keeps them there.
 struct MappedRegion {
   llvm::StringRef bytes;
@@ -67,6 +69,7 @@ public:
 private:
   std::string dir, key, path;
   std::vector<MappedRegion> mapped;
+  std::shared_ptr<WeightMemo> memo;
 };
 
 } // namespace jitrun

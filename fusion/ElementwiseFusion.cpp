@@ -9,13 +9,16 @@
 
 #include "fusion/Passes.h"
 
+#include "contract/WeightMemo.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
-#include <cstring>
-#include <new>
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/InterleavedRange.h"
+
+#include <cstring>
 
 #define DEBUG_TYPE "jitrun-fusion-elementwise"
 
@@ -41,18 +44,6 @@ std::optional<ArrayRef<char>> constantBytes(Attribute value) {
   return std::nullopt;
 }
 
-AsmResourceBlob newWeightBlob(size_t bytes) {
-  // Not HeapAsmResourceBlob::allocate: LLVM's allocate_buffer aborts the
-  // process when memory runs out; a std::bad_alloc fails the compile cleanly.
-  void *data = ::operator new(bytes ? bytes : 1, std::align_val_t(64), std::nothrow);
-  if (!data)
-    throw std::bad_alloc();
-  return AsmResourceBlob(
-      ArrayRef<char>(static_cast<char *>(data), bytes), 64,
-      [](void *p, size_t, size_t) { ::operator delete(p, std::align_val_t(64)); },
-      /*dataIsMutable=*/true);
-}
-
 Value convertConstant(OpBuilder &b, Location loc, arith::ConstantOp cst, Type to,
                       StringRef resourceName,
                       function_ref<void(const char *from, char *to)> convert) {
@@ -72,10 +63,14 @@ Value convertConstant(OpBuilder &b, Location loc, arith::ConstantOp cst, Type to
   auto n = static_cast<size_t>(type.getNumElements());
   if (!bytes || bytes->size() != n * fromBytes)
     return nullptr;
-  AsmResourceBlob blob = newWeightBlob(n * toBytes);
-  char *out = blob.getMutableData().data();
-  for (size_t i = 0; i < n; ++i)
-    convert(bytes->data() + i * fromBytes, out + i * toBytes);
+  std::string recipe;
+  llvm::raw_string_ostream(recipe)
+      << "convert " << resourceName << " " << type.getElementType() << " to " << to;
+  AsmResourceBlob blob =
+      WeightMemo::weight(b.getContext(), *bytes, recipe, n * toBytes, [&](char *out) {
+        for (size_t i = 0; i < n; ++i)
+          convert(bytes->data() + i * fromBytes, out + i * toBytes);
+      });
   return arith::ConstantOp::create(
       b, loc, newType, DenseResourceElementsAttr::get(newType, resourceName, std::move(blob)));
 }
@@ -228,36 +223,40 @@ struct FoldResourceTranspose : public OpRewritePattern<linalg::GenericOp> {
     SmallVector<int64_t> outStride(rank, 0);
     for (int64_t r = 0; r < rank; ++r)
       outStride[cast<AffineDimExpr>(inMap.getResult(r)).getPosition()] = inStrides[r];
-    AsmResourceBlob folded = newWeightBlob(data.size());
     int64_t inner = outType.getDimSize(rank - 1), innerStride = outStride[rank - 1];
-    SmallVector<int64_t> idx(rank, 0);
-    int64_t src = 0;
     const char *in = data.data();
-    char *dst = folded.getMutableData().data();
-    for (int64_t flat = 0; flat < n; flat += inner) {
-      auto copyRow = [&](auto elem) {
-        using T = decltype(elem);
-        T *d = reinterpret_cast<T *>(dst + flat * eb);
-        for (int64_t i = 0; i < inner; ++i)
-          std::memcpy(d + i, in + (src + i * innerStride) * eb, sizeof(T));
-      };
-      switch (eb) {
-      case 1: copyRow(uint8_t{}); break;
-      case 2: copyRow(uint16_t{}); break;
-      case 4: copyRow(uint32_t{}); break;
-      case 8: copyRow(uint64_t{}); break;
-      default:
-        for (int64_t i = 0; i < inner; ++i)
-          std::memcpy(dst + (flat + i) * eb, in + (src + i * innerStride) * eb, eb);
+    auto transpose = [&](char *dst) {
+      SmallVector<int64_t> idx(rank, 0);
+      int64_t src = 0;
+      for (int64_t flat = 0; flat < n; flat += inner) {
+        auto copyRow = [&](auto elem) {
+          using T = decltype(elem);
+          T *d = reinterpret_cast<T *>(dst + flat * eb);
+          for (int64_t i = 0; i < inner; ++i)
+            std::memcpy(d + i, in + (src + i * innerStride) * eb, sizeof(T));
+        };
+        switch (eb) {
+        case 1: copyRow(uint8_t{}); break;
+        case 2: copyRow(uint16_t{}); break;
+        case 4: copyRow(uint32_t{}); break;
+        case 8: copyRow(uint64_t{}); break;
+        default:
+          for (int64_t i = 0; i < inner; ++i)
+            std::memcpy(dst + (flat + i) * eb, in + (src + i * innerStride) * eb, eb);
+        }
+        for (int64_t d = rank - 2; d >= 0; --d) {
+          src += outStride[d];
+          if (++idx[d] < outType.getDimSize(d))
+            break;
+          src -= outStride[d] * outType.getDimSize(d);
+          idx[d] = 0;
+        }
       }
-      for (int64_t d = rank - 2; d >= 0; --d) {
-        src += outStride[d];
-        if (++idx[d] < outType.getDimSize(d))
-          break;
-        src -= outStride[d] * outType.getDimSize(d);
-        idx[d] = 0;
-      }
-    }
+    };
+    std::string recipe;
+    llvm::raw_string_ostream(recipe) << "transpose " << inType << " " << inMap;
+    AsmResourceBlob folded =
+        WeightMemo::weight(rewriter.getContext(), data, recipe, data.size(), transpose);
     auto newAttr = DenseResourceElementsAttr::get(outType, key, std::move(folded));
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, outType, newAttr);
     return success();
@@ -297,20 +296,25 @@ struct FoldConstantSlice : public OpRewritePattern<tensor::ExtractSliceOp> {
     for (int64_t d = rank - 2; d >= 0; --d)
       inStrides[d] = inStrides[d + 1] * inType.getDimSize(d + 1);
     int64_t inner = sizes.back(), n = outType.getNumElements();
-    AsmResourceBlob blob = newWeightBlob(static_cast<size_t>(n) * eb);
-    char *out = blob.getMutableData().data();
-    SmallVector<int64_t> idx(rank, 0);
-    for (int64_t flat = 0; flat < n; flat += inner) {
-      int64_t src = 0;
-      for (int64_t d = 0; d < rank; ++d)
-        src += (offsets[d] + idx[d]) * inStrides[d];
-      std::memcpy(out + flat * eb, data.data() + src * eb, inner * eb);
-      for (int64_t d = rank - 2; d >= 0; --d) {
-        if (++idx[d] < sizes[d])
-          break;
-        idx[d] = 0;
+    std::string recipe;
+    llvm::raw_string_ostream(recipe) << "slice " << inType << " at " << llvm::interleaved(offsets)
+                                     << " of " << llvm::interleaved(sizes);
+    auto slice = [&](char *out) {
+      SmallVector<int64_t> idx(rank, 0);
+      for (int64_t flat = 0; flat < n; flat += inner) {
+        int64_t src = 0;
+        for (int64_t d = 0; d < rank; ++d)
+          src += (offsets[d] + idx[d]) * inStrides[d];
+        std::memcpy(out + flat * eb, data.data() + src * eb, inner * eb);
+        for (int64_t d = rank - 2; d >= 0; --d) {
+          if (++idx[d] < sizes[d])
+            break;
+          idx[d] = 0;
+        }
       }
-    }
+    };
+    AsmResourceBlob blob =
+        WeightMemo::weight(rewriter.getContext(), data, recipe, static_cast<size_t>(n) * eb, slice);
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op, outType, DenseResourceElementsAttr::get(outType, "folded_slice", std::move(blob)));
     return success();

@@ -18,6 +18,8 @@
 
 #include "fusion/Passes.h"
 
+#include "contract/WeightMemo.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -197,9 +199,7 @@ static Value packedConstant(PatternRewriter &rewriter, Location loc, ArrayRef<ch
   int64_t panels = llvm::divideCeil(n, width);
   size_t eb = elem.getIntOrFloatBitWidth() / 8;
   size_t total = static_cast<size_t>(panels * k * width) * eb;
-  AsmResourceBlob blob = newWeightBlob(total);
-  char *packed = blob.getMutableData().data();
-  auto packPanels = [&](int64_t begin, int64_t end) {
+  auto packPanels = [&](char *packed, int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p) {
       int64_t valid = std::min<int64_t>(width, n - p * width);
       if (valid < width) // the last panel's columns past N are zeros
@@ -212,16 +212,22 @@ static Value packedConstant(PatternRewriter &rewriter, Location loc, ArrayRef<ch
   // From 1 MiB up, half the panels on a second thread: most of packing is
   // the kernel faulting in and zeroing fresh pages, which another core
   // halves. Without a thread (the process at its limit), all on this one.
-  std::optional<std::thread> other;
-  if (total >= (size_t(1) << 20) && panels >= 2) {
-    try {
-      other.emplace(packPanels, panels / 2, panels);
-    } catch (const std::system_error &) {
+  auto pack = [&](char *packed) {
+    std::optional<std::thread> other;
+    if (total >= (size_t(1) << 20) && panels >= 2) {
+      try {
+        other.emplace(packPanels, packed, panels / 2, panels);
+      } catch (const std::system_error &) {
+      }
     }
-  }
-  packPanels(0, other ? panels / 2 : panels);
-  if (other)
-    other->join();
+    packPanels(packed, 0, other ? panels / 2 : panels);
+    if (other)
+      other->join();
+  };
+  std::string recipe;
+  llvm::raw_string_ostream(recipe)
+      << "panels " << elem << " k=" << k << " n=" << n << " width=" << width;
+  AsmResourceBlob blob = WeightMemo::weight(rewriter.getContext(), bytes, recipe, total, pack);
   SmallVector<int64_t> shape = {panels};
   shape.append(kShape.begin(), kShape.end());
   shape.push_back(width);
@@ -239,19 +245,24 @@ static Value vnniPackedConstant(PatternRewriter &rewriter, Location loc, ArrayRe
                                 int64_t k, int64_t n, int64_t width, Type elem) {
   int64_t panels = llvm::divideCeil(n, width), pairs = k / 2;
   constexpr size_t eb = 2;
-  AsmResourceBlob blob = newWeightBlob(static_cast<size_t>(panels * k * width) * eb);
-  char *packed = blob.getMutableData().data();
-  for (int64_t p = 0; p < panels; ++p) {
-    int64_t valid = std::min<int64_t>(width, n - p * width);
-    if (valid < width) // the last panel's columns past N are zeros
-      std::memset(packed + (p * pairs * width * 2) * eb, 0,
-                  static_cast<size_t>(pairs * width * 2) * eb);
-    for (int64_t kp = 0; kp < pairs; ++kp)
-      for (int64_t t = 0; t < valid; ++t)
-        for (int64_t v = 0; v < 2; ++v)
-          std::memcpy(packed + (((p * pairs + kp) * width + t) * 2 + v) * eb,
-                      bytes.data() + ((2 * kp + v) * n + p * width + t) * eb, eb);
-  }
+  auto pack = [&](char *packed) {
+    for (int64_t p = 0; p < panels; ++p) {
+      int64_t valid = std::min<int64_t>(width, n - p * width);
+      if (valid < width) // the last panel's columns past N are zeros
+        std::memset(packed + (p * pairs * width * 2) * eb, 0,
+                    static_cast<size_t>(pairs * width * 2) * eb);
+      for (int64_t kp = 0; kp < pairs; ++kp)
+        for (int64_t t = 0; t < valid; ++t)
+          for (int64_t v = 0; v < 2; ++v)
+            std::memcpy(packed + (((p * pairs + kp) * width + t) * 2 + v) * eb,
+                        bytes.data() + ((2 * kp + v) * n + p * width + t) * eb, eb);
+    }
+  };
+  std::string recipe;
+  llvm::raw_string_ostream(recipe)
+      << "vnni panels " << elem << " k=" << k << " n=" << n << " width=" << width;
+  AsmResourceBlob blob = WeightMemo::weight(rewriter.getContext(), bytes, recipe,
+                                            static_cast<size_t>(panels * k * width) * eb, pack);
   auto packedType = RankedTensorType::get({panels, pairs, width, 2}, elem);
   return arith::ConstantOp::create(
       rewriter, loc, packedType,

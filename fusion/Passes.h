@@ -66,13 +66,6 @@ void populateGeneralizeElementwisePatterns(mlir::RewritePatternSet &patterns);
 /// int or float elements); none for a splat or an unloaded resource.
 std::optional<llvm::ArrayRef<char>> constantBytes(mlir::Attribute value);
 
-/// A resource blob of `bytes` bytes, aligned to 64 bytes (the alignment a
-/// program cache entry keeps its weights at, compiler/ProgramCache.h, and
-/// what lets the host program hold the blob instead of a copy), for the
-/// caller to fill: weights are written where they stay, not built in a
-/// vector and copied.
-mlir::AsmResourceBlob newWeightBlob(size_t bytes);
-
 /// `v` (a float tensor) converted to `element` by an elementwise generic
 /// (arith.extf or arith.truncf), of `v`'s shape.
 mlir::Value castElementwise(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,

@@ -356,6 +356,7 @@ public:
     d["cached_kernels"] = s.cached_kernels;
     d["cached_program"] = s.cached_program;
     d["mapped_constant_bytes"] = s.mapped_constant_bytes;
+    d["reused_weight_bytes"] = s.reused_weight_bytes;
     d["compile_seconds"] = s.compile_seconds;
     return d;
   }

@@ -191,7 +191,8 @@ static std::vector<std::pair<const char *, int64_t>> statisticsFields(const jitr
           {"vector_kernels", s.vectorizedOps},   {"scalar_kernels", s.scalarOps},
           {"vnni_kernels", s.vnniKernels},       {"amx_kernels", s.amxKernels},
           {"cached_kernels", s.cachedKernels},   {"cached_program", s.cachedProgram},
-          {"generic_kernels", s.genericKernels}, {"mapped_constant_bytes", s.mappedConstantBytes}};
+          {"generic_kernels", s.genericKernels}, {"mapped_constant_bytes", s.mappedConstantBytes},
+          {"reused_weight_bytes", s.reusedWeightBytes}};
 }
 
 static void printStatistics(raw_ostream &os, const jitrun::Statistics &s, StringRef kind,

@@ -136,7 +136,8 @@ std::map<std::string, long long> apiStatistics(jitrun_model_t m) {
           {"stack_bytes_max", s.stack_bytes_max}, {"vector_kernels", s.vector_kernels},
           {"scalar_kernels", s.scalar_kernels}, {"vnni_kernels", s.vnni_kernels},
           {"amx_kernels", s.amx_kernels}, {"generic_kernels", s.generic_kernels},
-          {"mapped_constant_bytes", s.mapped_constant_bytes}};
+          {"mapped_constant_bytes", s.mapped_constant_bytes},
+          {"reused_weight_bytes", s.reused_weight_bytes}};
 }
 
 int failures = 0;

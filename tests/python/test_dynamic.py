@@ -231,6 +231,9 @@ def new_lengths_run_generic_kernels(m, model, seed):
             assert m.statistics["generic_kernels"] == 0  # the first size: exact
         else:
             assert m.statistics["generic_kernels"] >= 1, s
+            # Its compile took the weights the first one packed (the
+            # importer's, known by a hash of their bytes).
+            assert m.statistics["reused_weight_bytes"] > 0, s
     return x, mask
 
 

@@ -21,6 +21,9 @@
 // The statistics are the last run's compile: the same dispatches as the
 // static model's.
 // BERT: "dispatches":28
+// Its compile took the weights the first length's compile packed: no
+// program keeps them in a cache folder here, each run's program does.
+// BERT-SAME: "reused_weight_bytes":{{[1-9]}}
 // Under --shape-policy=generic (it needs a cache folder), every length after
 // the first runs on kernels generic in the sequence length, compiled once.
 // RUN: rm -rf %t.generic && %jitrun %zoo/dynamic/bert_encoder.mlirbc --threads=2 \
@@ -30,6 +33,9 @@
 // RUN:   --expected_output=@%t.b3.npy --expected_output=@%t.b4.npy 2>&1 | FileCheck %s --check-prefixes=FIVE,GENERIC
 // GENERIC: "dispatches":28
 // GENERIC-SAME: "generic_kernels":{{[1-9]}}
+// Here the weights live in the cache folder's mapped weight files, which
+// the later compiles reuse.
+// GENERIC-SAME: "reused_weight_bytes":{{[1-9]}}
 //
 // MobileNetV2 with a dynamic batch (?x32x32x3), whose batch sizes 3 and 9
 // no tile divides:

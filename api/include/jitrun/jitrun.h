@@ -309,6 +309,10 @@ typedef struct jitrun_statistics_s {
    *  (on a warm start, and on the compile that wrote them) instead of
    *  copied. */
   int64_t mapped_constant_bytes;
+  /** Weight bytes (packed panels, folded constants) a compile of a model
+   *  with dynamic dims at a new shape took from an earlier compile of it
+   *  instead of building them again. */
+  int64_t reused_weight_bytes;
 } jitrun_statistics_t;
 
 JITRUN_API jitrun_status_t jitrun_model_statistics(jitrun_model_t model,
