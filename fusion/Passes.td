@@ -55,6 +55,9 @@ def PackWeightsPass : Pass<"jitrun-fusion-pack-weights", "func::FuncOp"> {
     least min-conv-filter-bytes (too large to stay in L2 from one row of
     output pixels to the next) is packed into [F/T][KH][KW][C][T] panels
     when they divide F, and becomes a generic convolution over them.
+    With amx-panels, a bf16 matmul of many rows into f32 takes VNNI panels
+    for AMX tiles: constant weights packed at compile time, a right operand
+    that is no constant packed on each run by a reshape and a transpose.
   }];
   let options = [
     Option<"minConvFilterBytes", "min-conv-filter-bytes", "int64_t",

@@ -1,8 +1,10 @@
 // On an AVX512_BF16 host a bf16 x bf16 -> f32 matmul's register tiles are
 // vdpbf16ps dot products: k in pairs, the right operand's rows zipped in
-// registers, a pair of the left operand broadcast as one 32-bit word.
+// registers, a pair of the left operand broadcast as one 32-bit word. (An
+// AMX host packs the right operand for AMX tiles instead unless --amx=false:
+// bf16_matmul_amx.mlir.)
 // REQUIRES: avx512bf16
-// RUN: %jitrun %s --input=24x64xbf16 --input=64x48xbf16 --threads=1 \
+// RUN: %jitrun %s --input=24x64xbf16 --input=64x48xbf16 --threads=1 --amx=false \
 // RUN:   --mlir-print-ir-after=jitrun-codegen-lower-vectors 2>&1 >/dev/null | FileCheck %s
 // CHECK: vector.shuffle {{.*}} : vector<16xi16>, vector<16xi16>
 // CHECK: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"({{.*}}) : (vector<16xf32>, vector<32xbf16>, vector<32xbf16>) -> vector<16xf32>

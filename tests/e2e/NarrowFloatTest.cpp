@@ -192,10 +192,13 @@ std::string hexLiteral(const HostTensor &t) {
 /// packed at compile time, in AMX tiles on an AMX host (pairs of K
 /// interleaved for tdpbf16ps), else in panels for AVX-512 dot products;
 /// also with --amx=false and --force-avx2. `amxEligible`: the shape takes
-/// the tiles on an AMX host (statistics amx_kernels 1, else 0).
-void checkConstantMatmul(int64_t m, int64_t n, int64_t k, int threads, bool amxEligible) {
-  std::string what = "bf16 weights matmul " + std::to_string(m) + "x" + std::to_string(n) +
-                     "x" + std::to_string(k);
+/// the tiles on an AMX host (statistics amx_kernels 1, else 0). With
+/// `constantB` false, B is the model's second input instead (packed for the
+/// tiles at run time, by a dispatch of its own).
+void checkConstantMatmul(int64_t m, int64_t n, int64_t k, int threads, bool amxEligible,
+                         bool constantB = true) {
+  std::string what = std::string(constantB ? "bf16 weights matmul " : "bf16 matmul of inputs ") +
+                     std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
   uint64_t seed = hashString(what);
   HostTensor af, bf;
   HostTensor a = randomNarrow({m, k}, seed, BF16Type, af),
@@ -203,9 +206,11 @@ void checkConstantMatmul(int64_t m, int64_t n, int64_t k, int threads, bool amxE
   std::string at = typedTensor({m, k}, BF16Type), bt = typedTensor({k, n}, BF16Type),
               ct = typedTensor({m, n}, ElementType::F32);
   std::ostringstream os;
-  os << "func.func @main(%af: " << tensorType({m, k}) << ") -> " << ct << " {\n"
+  os << "func.func @main(%af: " << tensorType({m, k})
+     << (constantB ? std::string() : ", %bf: " + tensorType({k, n})) << ") -> " << ct << " {\n"
      << castValue("a", "af", {m, k}, ElementType::F32, BF16Type)
-     << "  %b = arith.constant dense<" << hexLiteral(b) << "> : " << bt << "\n"
+     << (constantB ? "  %b = arith.constant dense<" + hexLiteral(b) + "> : " + bt + "\n"
+                   : castValue("b", "bf", {k, n}, ElementType::F32, BF16Type))
      << "  %zero = arith.constant 0.0 : f32\n"
      << "  %empty = tensor.empty() : " << ct << "\n"
      << "  %init = linalg.fill ins(%zero : f32) outs(%empty : " << ct << ") -> " << ct << "\n"
@@ -216,7 +221,10 @@ void checkConstantMatmul(int64_t m, int64_t n, int64_t k, int threads, bool amxE
     std::string name = what + " " + flag + " threads=" + std::to_string(threads);
     INFO(name);
     TempDir dir(name);
-    JitrunRun run = makeRun(name, os.str(), {&af}, expected, threads, /*avx2=*/false);
+    std::vector<const HostTensor *> inputs = {&af};
+    if (!constantB)
+      inputs.push_back(&bf);
+    JitrunRun run = makeRun(name, os.str(), inputs, expected, threads, /*avx2=*/false);
     if (*flag)
       run.extraFlags.push_back(flag);
     std::string stats;
@@ -263,6 +271,15 @@ TEST_CASE("bf16 weights matmul 197x256x512, a ragged 33x48x96, and 33x48x70", "[
   checkConstantMatmul(197, 256, 512, 1, true);
   checkConstantMatmul(33, 48, 96, 2, true);
   checkConstantMatmul(33, 48, 70, 2, false);
+}
+
+// B an input (a bf16 model's activations): on an AMX host, packed at run
+// time for the tiles when the shape takes them (rows past 8, K in two or
+// more steps of 32, columns in panels of 16s); else dot products.
+TEST_CASE("bf16 matmul of two inputs in AMX tiles: 384x768x768, 64x128x96, 33x48x70", "[bf16]") {
+  checkConstantMatmul(384, 768, 768, 2, true, /*constantB=*/false);
+  checkConstantMatmul(64, 128, 96, 1, true, /*constantB=*/false);
+  checkConstantMatmul(33, 48, 70, 2, false, /*constantB=*/false);
 }
 
 TEST_CASE("bf16 convolution 3x3", "[bf16]") {

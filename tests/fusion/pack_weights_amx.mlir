@@ -52,3 +52,23 @@ func.func @one_step(%a: tensor<24x32xbf16>) -> tensor<24x64xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<24x32xbf16>, tensor<32x64xbf16>) outs(%f : tensor<24x64xf32>) -> tensor<24x64xf32>
   return %r : tensor<24x64xf32>
 }
+
+// B not a constant (a bf16 model's activations): packed at run time into
+// the same panels, a reshape into pairs of K and 32-column panels, then a
+// transpose to [panel][pair][column][2], and the same contraction in AMX
+// tiles. Without amx-panels, the matmul stays as it is (dot products).
+// CHECK-LABEL: func.func @activations
+// CHECK: %[[S:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1], [2, 3]] output_shape [32, 2, 2, 32] : tensor<64x64xbf16> into tensor<32x2x2x32xbf16>
+// CHECK: %[[P:.*]] = linalg.transpose ins(%[[S]] : tensor<32x2x2x32xbf16>) outs(%{{.*}} : tensor<2x32x32x2xbf16>) permutation = [2, 0, 3, 1]
+// CHECK: %[[A:.*]] = tensor.expand_shape %arg0 {{\[\[}}0], [1, 2]] output_shape [24, 32, 2] : tensor<24x64xbf16> into tensor<24x32x2xbf16>
+// CHECK: linalg.generic {{.*}} ins(%[[A]], %[[P]] : tensor<24x32x2xbf16>, tensor<2x32x32x2xbf16>) outs(%{{.*}} : tensor<24x2x32xf32>) attrs = {jitrun.amx_tiles, jitrun.packed_panels}
+// DOT-LABEL: func.func @activations
+// DOT-NOT: linalg.transpose
+// DOT: linalg.matmul
+func.func @activations(%a: tensor<24x64xbf16>, %b: tensor<64x64xbf16>) -> tensor<24x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<24x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<24x64xf32>) -> tensor<24x64xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<24x64xbf16>, tensor<64x64xbf16>) outs(%f : tensor<24x64xf32>) -> tensor<24x64xf32>
+  return %r : tensor<24x64xf32>
+}
