@@ -167,6 +167,14 @@ takeLargeData(onnx::TensorProto &t, RankedTensorType type, size_t bytes, StringR
   return std::optional<std::string>(std::move(data));
 }
 
+/// True when `data` repeats its first `elementBytes` throughout (each byte
+/// equals the one an element before it): one pass, which stops at the first
+/// difference (at once for real weights).
+static bool allElementsEqual(const std::string &data, size_t elementBytes) {
+  return data.size() >= elementBytes &&
+         std::memcmp(data.data() + elementBytes, data.data(), data.size() - elementBytes) == 0;
+}
+
 /// A dense_resource of `type` whose blob owns `data`: no copy when the
 /// string's bytes are aligned for its elements (a heap string's are), and
 /// no hash of them, which a uniqued DenseElementsAttr would take.
@@ -288,7 +296,13 @@ LogicalResult Importer::importInitializer(onnx::TensorProto &t) {
   if (failed(large))
     return fail(error);
   Value v;
-  if (*large) {
+  size_t elementBytes = std::max<size_t>(1, typed->first.getElementTypeBitWidth() / 8);
+  if (*large && allElementsEqual(**large, elementBytes)) {
+    // All one value (a large initializer of zeros or ones): a splat, which
+    // folds and takes no memory, not a blob.
+    v = constant(DenseElementsAttr::getFromRawBuffer(
+        typed->first, ArrayRef<char>((*large)->data(), elementBytes)));
+  } else if (*large) {
     v = constant(resourceOf(typed->first, std::move(**large), t.name()));
   } else {
     FailureOr<DenseElementsAttr> attr = tensorAttr(context, t, error, baseDir);

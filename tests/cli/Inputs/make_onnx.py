@@ -51,6 +51,18 @@ elif kind == "bad_large_initializer":
     w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[300, 300], raw_data=b"\0" * 7)
     m = model([helper.make_node("Add", ["x", "w"], ["y"])], [f32("x", [300, 300])],
               [f32("y", [300, 300])], [w])
+elif kind == "large_splat":
+    # An initializer of 90000 elements all 0.5 (imported as a splat, not a
+    # blob) and one of 90000 that differ only in the last (a blob).
+    same = numpy_helper.from_array(np.full((300, 300), 0.5, np.float32), "same")
+    last = np.full((300, 300), 0.5, np.float32)
+    last[-1, -1] = 2.0
+    m = model([helper.make_node("Add", ["x", "same"], ["s"]),
+               helper.make_node("Mul", ["s", "last"], ["y"])], [f32("x", [300, 300])],
+              [f32("y", [300, 300])], [same, numpy_helper.from_array(last, "last")])
+    x = np.random.default_rng(4).standard_normal((300, 300)).astype(np.float32)
+    np.save(out + ".x.npy", x)
+    np.save(out + ".y.npy", (x + np.float32(0.5)) * last)
 elif kind == "undefined_input":
     m = model([helper.make_node("Relu", ["nowhere"], ["y"], name="r")], [f32("x", [2])],
               [f32("y", [2])])
