@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -102,6 +103,40 @@ llvm::Expected<std::string> jitrun::readRegularFile(llvm::StringRef path, llvm::
     done += static_cast<size_t>(n);
   }
   data.resize(done);
+  return data;
+}
+
+llvm::Expected<std::string> jitrun::readRegularFileRange(llvm::StringRef path,
+                                                         llvm::StringRef what, uint64_t offset,
+                                                         int64_t length) {
+  OpenedFile file;
+  if (llvm::Error e =
+          openRegularFile(path, what, std::numeric_limits<uint64_t>::max(), file))
+    return std::move(e);
+  uint64_t want = length < 0 ? (offset <= file.size ? file.size - offset : 0)
+                             : static_cast<uint64_t>(length);
+  if (offset > file.size || want > file.size - offset)
+    return fileError(what + " [" + llvm::Twine(offset) + ", +" +
+                     llvm::Twine(length < 0 ? int64_t(want) : length) + ") is outside '" + path +
+                     "' (" + llvm::Twine(file.size) + " bytes)");
+  uint64_t limit = physicalMemoryBytes();
+  if (limit && want > limit)
+    return fileError("cannot read " + what + " '" + path + "': " + llvm::Twine(want) +
+                     " bytes, more than the " + llvm::Twine(limit) +
+                     " bytes of this host's memory");
+  std::string data;
+  data.resize(want);
+  size_t done = 0;
+  while (done < want) {
+    ssize_t n = ::pread(file.fd, data.data() + done, want - done, off_t(offset + done));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return fileError("cannot read " + what + " '" + path + "': " + std::strerror(errno));
+    if (n == 0)
+      return fileError("cannot read " + what + " '" + path + "': it shrank while read");
+    done += static_cast<size_t>(n);
+  }
   return data;
 }
 

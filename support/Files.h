@@ -39,6 +39,14 @@ uint64_t physicalMemoryBytes();
 llvm::Expected<std::string> readRegularFile(llvm::StringRef path, llvm::StringRef what,
                                             uint64_t maxBytes = 0);
 
+/// `length` bytes (-1: to the end) from `offset` of the regular file at
+/// `path`, by readRegularFile's checks except its size limit, which bounds
+/// the range instead: only those bytes are read (ONNX external data, where
+/// one file holds every weight). A range outside the file is an error that
+/// names it and the file's size.
+llvm::Expected<std::string> readRegularFileRange(llvm::StringRef path, llvm::StringRef what,
+                                                 uint64_t offset, int64_t length);
+
 /// The whole regular file at `path`, by the checks of readRegularFile, as a
 /// buffer mapped from the page cache (read into memory when small): a large
 /// file costs no fresh memory and no copy. For files jitrun replaces only by
