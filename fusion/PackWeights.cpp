@@ -378,7 +378,7 @@ static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
 /// AMX tiles compute (marked jitrun.amx_tiles for codegen).
 static Value vnniPackedContraction(PatternRewriter &rewriter, Location loc, Value a,
                                    Value packedB, int64_t k, int64_t n, int64_t width,
-                                   Type elem, Value init) {
+                                   Type elem, Value init, unsigned batchDims = 0) {
   auto cType = cast<RankedTensorType>(init.getType());
   auto aType = cast<RankedTensorType>(a.getType());
   int64_t rank = cType.getRank();
@@ -398,8 +398,11 @@ static Value vnniPackedContraction(PatternRewriter &rewriter, Location loc, Valu
   SmallVector<AffineExpr> aRes(rows), cRes(rows);
   aRes.append({dk, dv});
   cRes.append({dp, dt});
+  // B's leading dims, when it has any, are the batch: the rows' first.
+  SmallVector<AffineExpr> bRes(rows.begin(), rows.begin() + batchDims);
+  bRes.append({dp, dk, dt, dv});
   SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, aRes, ctx),
-                                 AffineMap::get(numLoops, 0, {dp, dk, dt, dv}, ctx),
+                                 AffineMap::get(numLoops, 0, bRes, ctx),
                                  AffineMap::get(numLoops, 0, cRes, ctx)};
   SmallVector<utils::IteratorType> iters(numLoops - 2, utils::IteratorType::parallel);
   iters.append(2, utils::IteratorType::reduction);
@@ -558,11 +561,12 @@ struct PackConstantMatmulRhs : public OpRewritePattern<linalg::MatmulOp> {
 /// pass over B that is its own dispatch), and the contraction runs on them
 /// in AMX tiles as a packed weight's would. Multiplied in registers from B
 /// as it lies (vdpbf16ps, its K pairs interleaved by shuffles at every
-/// step), the 384x768x768 matmul ran at 0.75x the f32 FLOP rate.
-struct PackBf16MatmulRhsAtRunTime : public OpRewritePattern<linalg::MatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(linalg::MatmulOp op,
-                                PatternRewriter &rewriter) const override {
+/// step), the 384x768x768 matmul ran at 0.75x the f32 FLOP rate. A batch
+/// matmul (a bf16 transformer's attention) the same, each batch its panels.
+template <typename MatmulOp>
+struct PackBf16MatmulRhsAtRunTime : public OpRewritePattern<MatmulOp> {
+  using OpRewritePattern<MatmulOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics() || op.hasUserDefinedMaps())
       return failure();
     Value a = op.getInputs()[0], b = op.getInputs()[1], init = op.getOutputs()[0];
@@ -570,12 +574,15 @@ struct PackBf16MatmulRhsAtRunTime : public OpRewritePattern<linalg::MatmulOp> {
     auto bType = dyn_cast<RankedTensorType>(b.getType());
     auto cType = dyn_cast<RankedTensorType>(init.getType());
     if (!aType || !bType || !cType || !aType.hasStaticShape() || !bType.hasStaticShape() ||
-        !cType.hasStaticShape() || b.getDefiningOp<arith::ConstantOp>())
+        !cType.hasStaticShape() || b.template getDefiningOp<arith::ConstantOp>())
       return rewriter.notifyMatchFailure(op, "needs static shapes and B not a constant");
     if (!aType.getElementType().isBF16() || !bType.getElementType().isBF16() ||
         !cType.getElementType().isF32())
       return rewriter.notifyMatchFailure(op, "needs bf16 x bf16 -> f32");
-    int64_t m = cType.getDimSize(0), n = cType.getDimSize(1), k = bType.getDimSize(0);
+    // A batch matmul's batch: B's leading dim, shared with A and C.
+    unsigned batch = bType.getRank() - 2;
+    int64_t m = cType.getDimSize(batch), n = cType.getDimSize(batch + 1),
+            k = bType.getDimSize(batch);
     int64_t width = panelWidth(n, m);
     if (m <= kMaxRows || k % kAmxStepK != 0 || k < 2 * kAmxStepK || n % width != 0 ||
         width % kAmxTileColumns != 0 || splitAcrossPanels(op->getResult(0), width))
@@ -583,17 +590,26 @@ struct PackBf16MatmulRhsAtRunTime : public OpRewritePattern<linalg::MatmulOp> {
     Location loc = op.getLoc();
     Type elem = bType.getElementType();
     int64_t panels = n / width;
-    // B[2 kp + v][p T + t] -> [kp][v][p][t] -> packed[p][kp][t][v].
+    // B[.., 2 kp + v, p T + t] -> [.., kp, v, p, t] -> packed[.., p, kp, t, v].
+    SmallVector<int64_t> splitShape(bType.getShape().take_front(batch));
+    splitShape.append({k / 2, 2, panels, width});
+    SmallVector<ReassociationIndices> groups;
+    for (unsigned d = 0; d < batch; ++d)
+      groups.push_back({int64_t(d)});
+    groups.push_back({int64_t(batch), int64_t(batch) + 1});
+    groups.push_back({int64_t(batch) + 2, int64_t(batch) + 3});
     Value split = tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get({k / 2, 2, panels, width}, elem), b,
-        SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
-    Value empty = tensor::EmptyOp::create(rewriter, loc,
-                                          ArrayRef<int64_t>{panels, k / 2, width, 2}, elem);
-    Value packedB =
-        linalg::TransposeOp::create(rewriter, loc, split, empty, ArrayRef<int64_t>{2, 0, 3, 1})
-            ->getResult(0);
+        rewriter, loc, RankedTensorType::get(splitShape, elem), b, groups);
+    SmallVector<int64_t> packedShape(bType.getShape().take_front(batch));
+    packedShape.append({panels, k / 2, width, 2});
+    SmallVector<int64_t> perm;
+    for (unsigned d = 0; d < batch; ++d)
+      perm.push_back(d);
+    perm.append({batch + 2, batch, batch + 3, batch + 1});
+    Value empty = tensor::EmptyOp::create(rewriter, loc, packedShape, elem);
+    Value packedB = linalg::TransposeOp::create(rewriter, loc, split, empty, perm)->getResult(0);
     rewriter.replaceOp(op, vnniPackedContraction(rewriter, loc, a, packedB, k, n, width, elem,
-                                                 init));
+                                                 init, batch));
     return success();
   }
 };
@@ -734,7 +750,8 @@ struct PackWeightsPass final : public impl::PackWeightsPassBase<PackWeightsPass>
     RewritePatternSet patterns(&getContext());
     patterns.add<PackConstantMatmulRhs>(&getContext(), amxPanels);
     if (amxPanels)
-      patterns.add<PackBf16MatmulRhsAtRunTime>(&getContext());
+      patterns.add<PackBf16MatmulRhsAtRunTime<linalg::MatmulOp>,
+                   PackBf16MatmulRhsAtRunTime<linalg::BatchMatmulOp>>(&getContext());
     patterns.add<PackConstantConv1x1Filter>(&getContext());
     patterns.add<PackConstantConvFilter>(&getContext(), minConvFilterBytes);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

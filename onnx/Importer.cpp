@@ -161,9 +161,8 @@ takeLargeData(onnx::TensorProto &t, RankedTensorType type, size_t bytes, StringR
   return std::optional<std::string>(std::move(data));
 }
 
-/// True when `data` repeats its first `elementBytes` throughout (each byte
-/// equals the one an element before it): one pass, which stops at the first
-/// difference (at once for real weights).
+/// True when `data` repeats its first `elementBytes` throughout: one pass,
+/// which stops at the first difference (at once for real weights).
 static bool allElementsEqual(const std::string &data, size_t elementBytes) {
   return data.size() >= elementBytes &&
          std::memcmp(data.data() + elementBytes, data.data(), data.size() - elementBytes) == 0;

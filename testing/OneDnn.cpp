@@ -192,11 +192,14 @@ std::unique_ptr<Prepared> prepareMatmul(const HostTensor &a, const HostTensor &b
 
 HostTensor matmul(const HostTensor &a, const HostTensor &b) { return once(prepareMatmul(a, b)); }
 
-/// A plain 2-D matmul of `in` operands into `out`, `outType` in jitrun's terms.
+/// A plain matmul (2-D, or batched 3-D) of `in` operands into `out`, `outType` in
+/// jitrun's terms.
 static std::unique_ptr<Prepared> prepareTypedMatmul(const HostTensor &a, const HostTensor &b,
                                                     dt in, dt out, ElementType outType) {
   auto s = std::make_unique<Prepared::State>();
-  Shape cs = {a.shape()[0], b.shape()[1]};
+  // [M, K] x [K, N], or batches of them: [B, M, K] x [B, K, N].
+  Shape cs = a.shape();
+  cs.back() = b.shape().back();
   memory::desc amd = plainDesc(a.shape(), in), bmd = plainDesc(b.shape(), in),
                cmd = plainDesc(cs, out);
   dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd), ctx().engine);

@@ -156,6 +156,24 @@ void checkMatmul(int64_t m, int64_t n, int64_t k, ElementType in, ElementType ac
   runBoth(what, module, af, bf, expected, acc, threads);
 }
 
+/// `batch` matmuls of [m, k] x [k, n] in one linalg.batch_matmul.
+void checkBatchMatmul(int64_t batch, int64_t m, int64_t n, int64_t k, ElementType in,
+                      ElementType acc, int threads) {
+  std::string what = std::string(typeName(in)) + " -> " + typeName(acc) + " batch_matmul " +
+                     std::to_string(batch) + "x" + std::to_string(m) + "x" + std::to_string(n) +
+                     "x" + std::to_string(k);
+  uint64_t seed = hashString(what);
+  HostTensor af, bf;
+  HostTensor a = randomNarrow({batch, m, k}, seed, in, af),
+             b = randomNarrow({batch, k, n}, seed + 1, in, bf);
+  std::string module = contractionModule({batch, m, k}, {batch, k, n}, {batch, m, n}, in, acc,
+                                         "linalg.batch_matmul");
+  HostTensor expected = expectedResult(
+      in, acc, [&] { return onednn::matmulTyped(a, b, acc); },
+      [&] { return onednn::matmul(af, bf); });
+  runBoth(what, module, af, bf, expected, acc, threads);
+}
+
 /// A 3x3 (or kh x kw) NHWC convolution, stride 1, no padding.
 void checkConv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t kh, int64_t kw,
                ElementType in, ElementType acc, int threads) {
@@ -280,6 +298,13 @@ TEST_CASE("bf16 matmul of two inputs in AMX tiles: 384x768x768, 64x128x96, 33x48
   checkConstantMatmul(384, 768, 768, 2, true, /*constantB=*/false);
   checkConstantMatmul(64, 128, 96, 1, true, /*constantB=*/false);
   checkConstantMatmul(33, 48, 70, 2, false, /*constantB=*/false);
+}
+
+// A bf16 transformer's attention: batches of 128 x 64 x 128 (AMX tiles on an
+// AMX host, each batch's B packed at run time), and a ragged one.
+TEST_CASE("bf16 batch_matmul 12x128x128x64 and 3x33x40x63", "[bf16]") {
+  checkBatchMatmul(12, 128, 128, 64, BF16, F32, 2);
+  checkBatchMatmul(3, 33, 40, 63, BF16, F32, 1);
 }
 
 TEST_CASE("bf16 convolution 3x3", "[bf16]") {

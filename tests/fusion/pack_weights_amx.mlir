@@ -72,3 +72,21 @@ func.func @activations(%a: tensor<24x64xbf16>, %b: tensor<64x64xbf16>) -> tensor
   %r = linalg.matmul ins(%a, %b : tensor<24x64xbf16>, tensor<64x64xbf16>) outs(%f : tensor<24x64xf32>) -> tensor<24x64xf32>
   return %r : tensor<24x64xf32>
 }
+
+// A batch matmul of activations (a bf16 transformer's attention): each
+// batch's B packed into its own panels, the batch the contraction's first
+// loop in A, B and C.
+// CHECK-LABEL: func.func @batched
+// CHECK: %[[S:.*]] = tensor.expand_shape %arg1 {{\[\[}}0], [1, 2], [3, 4]] output_shape [3, 32, 2, 2, 32] : tensor<3x64x64xbf16> into tensor<3x32x2x2x32xbf16>
+// CHECK: %[[P:.*]] = linalg.transpose ins(%[[S]] : tensor<3x32x2x2x32xbf16>) outs(%{{.*}} : tensor<3x2x32x32x2xbf16>) permutation = [0, 3, 1, 4, 2]
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d4, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>]{{.*}} ins(%{{.*}}, %[[P]] : tensor<3x24x32x2xbf16>, tensor<3x2x32x32x2xbf16>) outs(%{{.*}} : tensor<3x24x2x32xf32>) attrs = {jitrun.amx_tiles, jitrun.packed_panels}
+// DOT-LABEL: func.func @batched
+// DOT-NOT: linalg.transpose
+// DOT: linalg.batch_matmul
+func.func @batched(%a: tensor<3x24x64xbf16>, %b: tensor<3x64x64xbf16>) -> tensor<3x24x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x24x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x24x64xf32>) -> tensor<3x24x64xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<3x24x64xbf16>, tensor<3x64x64xbf16>) outs(%f : tensor<3x24x64xf32>) -> tensor<3x24x64xf32>
+  return %r : tensor<3x24x64xf32>
+}
