@@ -94,8 +94,9 @@ CompiledModel::compileBuffer(llvm::StringRef bytes, llvm::StringRef name,
     model->options.progress = nullptr;
     model->options.signatureOnly = false;
     model->options.maxSpecializations = std::max<size_t>(1, options.maxSpecializations);
-    // Each shape's compile packs the weights the last one packed, unless
-    // a program still holds them: then it takes those.
+    // A compile at a new shape takes the weights (packed panels, folds) an
+    // earlier one built while a program of the model still holds them,
+    // instead of building them again.
     model->options.weightMemo = std::make_shared<WeightMemo>();
     model->options.weightMemo->setStableBytes(model->bytes);
     model->options.cancelled = [m = model.get(), outer = options.cancelled] {

@@ -20,9 +20,11 @@ std::string WeightMemo::key(llvm::ArrayRef<char> source, llvm::StringRef recipe)
   llvm::raw_string_ostream os(key);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (!source.empty() && source.data() >= stable.begin() &&
-        source.data() + source.size() <= stable.end()) {
-      os << "model@" << (source.data() - stable.begin()) << " " << source.size() << " " << recipe;
+    auto at = reinterpret_cast<uintptr_t>(source.data()),
+         begin = reinterpret_cast<uintptr_t>(stable.data());
+    if (!source.empty() && source.size() <= stable.size() && at >= begin &&
+        at - begin <= stable.size() - source.size()) {
+      os << "model@" << (at - begin) << " " << source.size() << " " << recipe;
       return key;
     }
     // Built by the memo, and alive (so still those bytes): its own key.
@@ -79,8 +81,7 @@ mlir::AsmResourceBlob WeightMemo::get(const std::string &key, size_t bytes,
   mlir::AsmResourceBlob blob = allocate(bytes, owner);
   fill(blob.getMutableData().data());
   std::lock_guard<std::mutex> lock(mutex);
-  for (auto it = entries.begin(); it != entries.end();)
-    it = it->second.owner.expired() ? entries.erase(it) : std::next(it);
+  dropExpired();
   entries[key] = Entry{owner, blob.getData().data(), bytes, ""};
   return blob;
 }
@@ -88,9 +89,17 @@ mlir::AsmResourceBlob WeightMemo::get(const std::string &key, size_t bytes,
 void WeightMemo::moved(const char *from, size_t size, const char *to,
                        std::shared_ptr<const void> owner, const std::string &hash) {
   std::lock_guard<std::mutex> lock(mutex);
+  // Only live entries: a dead one's address may be another weight's now (a
+  // mapping that went, and a new one made where it was).
+  dropExpired();
   for (auto &[key, entry] : entries)
     if (entry.data == from && entry.size == size)
       entry = Entry{owner, to, size, hash};
+}
+
+void WeightMemo::dropExpired() {
+  for (auto it = entries.begin(); it != entries.end();)
+    it = it->second.owner.expired() ? entries.erase(it) : std::next(it);
 }
 
 std::string WeightMemo::hashOf(const char *data, size_t size) {

@@ -5,9 +5,10 @@
 // new sequence length's compile), although the packing depends on the
 // shape only through the layout it picks. A WeightMemo, one per model,
 // remembers each weight fusion built: keyed by its source bytes (their
-// offset in the model's bytes when it was parsed in place, else a 128-bit
-// hash of them: xxh3, about 6 GB/s on one core) and by everything else the
-// result depends on (the layout, its sizes, the element type), it hands
+// offset in the model's bytes when it was parsed in place, the key of the
+// weight when the memo built it, else a 128-bit hash of them: xxh3, about
+// 6 GB/s on one core) and by everything else the result depends on (the
+// layout, its sizes, the element type), it hands
 // a later compile the same bytes as long as some program of the model still
 // holds them. It holds no bytes itself: an entry lives as long as a program
 // (or a mapped weight file of the program cache) keeps its owner.
@@ -107,6 +108,8 @@ private:
     size_t size = 0;
     std::string hash; // the program cache's, once it named one
   };
+  /// Forgets the entries no program holds any more (under `mutex`).
+  void dropExpired();
   std::mutex mutex;
   std::map<std::string, Entry> entries;
   llvm::StringRef stable;

@@ -371,10 +371,12 @@ static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
   return collapsePanels(rewriter, loc, generic.getResult(0), cType);
 }
 
-/// The contraction of `a` ([rows..., K], bf16, K even) with the constant
-/// `bytes` (K x N bf16) in VNNI panels (vnniPackedConstant), accumulated in
-/// f32 onto `init` ([rows..., N]): a ([rows..., K/2, 2], a free reshape)
-/// times packed[p, kp, t, v] over loops (rows..., p, t, kp, v), the form
+/// The contraction of `a` ([rows..., K], bf16, K even) with `packedB`, a
+/// K x N bf16 matrix in VNNI panels of `width` columns ([P, K/2, T, 2]:
+/// vnniPackedConstant's, or packed at run time; with `batchDims` leading
+/// batch dims, shared with the rows, before those), accumulated in f32 onto
+/// `init` ([rows..., N]): a ([rows..., K/2, 2], a free reshape) times
+/// packed[batch..., p, kp, t, v] over loops (rows..., p, t, kp, v), the form
 /// AMX tiles compute (marked jitrun.amx_tiles for codegen).
 static Value vnniPackedContraction(PatternRewriter &rewriter, Location loc, Value a,
                                    Value packedB, int64_t k, int64_t n, int64_t width,

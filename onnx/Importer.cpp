@@ -67,50 +67,6 @@ static Type signless(Type t) {
   return t;
 }
 
-/// The bytes of an initializer kept in an external file (ONNX's external
-/// data: `location` relative to the model's directory, `offset`, `length`).
-/// Locations that leave the model's directory are refused.
-static FailureOr<std::string> externalData(const onnx::TensorProto &t, StringRef baseDir,
-                                           std::string &error) {
-  std::string location;
-  int64_t offset = 0, length = -1;
-  for (const onnx::StringStringEntryProto &e : t.external_data()) {
-    auto number = [&](int64_t &out) {
-      if (StringRef(e.value()).getAsInteger(10, out) || out < 0) {
-        error = "tensor '" + t.name() + "': external data " + e.key() + " '" + e.value() +
-                "' is not a number";
-        return false;
-      }
-      return true;
-    };
-    if (e.key() == "location")
-      location = e.value();
-    else if (e.key() == "offset" && !number(offset))
-      return failure();
-    else if (e.key() == "length" && !number(length))
-      return failure();
-  }
-  if (location.empty() || llvm::sys::path::is_absolute(location) ||
-      llvm::any_of(llvm::make_range(llvm::sys::path::begin(location),
-                                    llvm::sys::path::end(location)),
-                   [](StringRef c) { return c == ".."; })) {
-    error = "tensor '" + t.name() + "': external data location '" + location +
-            "' must be a file name relative to the model's directory";
-    return failure();
-  }
-  SmallString<256> path(baseDir);
-  llvm::sys::path::append(path, location);
-  // Only the tensor's own bytes: one file often holds every weight, which
-  // read whole for each of them took time in the square of the model's size.
-  llvm::Expected<std::string> bytes =
-      readRegularFileRange(path, "external data", static_cast<uint64_t>(offset), length);
-  if (!bytes) {
-    error = "tensor '" + t.name() + "': " + llvm::toString(bytes.takeError());
-    return failure();
-  }
-  return std::move(*bytes);
-}
-
 /// `t`'s type (its element type signless) and its size in bytes.
 static FailureOr<std::pair<RankedTensorType, size_t>>
 tensorType(MLIRContext *ctx, const onnx::TensorProto &t, std::string &error) {
@@ -145,7 +101,7 @@ takeLargeData(onnx::TensorProto &t, RankedTensorType type, size_t bytes, StringR
     return std::optional<std::string>();
   std::string data;
   if (external) {
-    FailureOr<std::string> read = externalData(t, baseDir, error);
+    FailureOr<std::string> read = externalData(t, baseDir, bytes, error);
     if (failed(read))
       return failure();
     data = std::move(*read);
@@ -201,7 +157,7 @@ FailureOr<DenseElementsAttr> tensorAttr(MLIRContext *ctx, const onnx::TensorProt
   int64_t n = type.getNumElements();
   std::string external;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    FailureOr<std::string> data = externalData(t, baseDir, error);
+    FailureOr<std::string> data = externalData(t, baseDir, bytes, error);
     if (failed(data))
       return failure();
     external = std::move(*data);

@@ -148,6 +148,14 @@ private:
 /// to fill; std::bad_alloc (a clean compile error) when memory runs out.
 mlir::AsmResourceBlob newBlob(size_t bytes);
 
+/// The bytes of an initializer kept in an external file (ONNX's external
+/// data: `location` relative to the model's directory, `offset`, `length`),
+/// exactly `tensorBytes` of them: a location that leaves the model's
+/// directory, a length that is not the tensor's, or a range outside the file
+/// fails with `error` before anything is read.
+mlir::FailureOr<std::string> externalData(const onnx::TensorProto &t, llvm::StringRef baseDir,
+                                          size_t tensorBytes, std::string &error);
+
 /// Converts a TensorProto to an attribute (raw_data, typed fields, or
 /// external data in a file relative to `baseDir`, the model's directory).
 mlir::FailureOr<mlir::DenseElementsAttr> tensorAttr(mlir::MLIRContext *context,

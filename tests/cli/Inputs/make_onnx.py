@@ -80,7 +80,7 @@ elif kind == "shape_subgraph":
         helper.make_node("Reshape", ["x", "shape"], ["flat"]),
         helper.make_node("Relu", ["flat"], ["y"]),
     ], [f32("x", [2, 3, 4])], [f32("y", [2, 12])], [c0, cm1, ax])
-elif kind in ("external", "external_escape"):
+elif kind in ("external", "external_escape", "external_nolength"):
     # Weights in a separate file beside the model (ONNX external data).
     w = numpy_helper.from_array(np.arange(12, dtype=np.float32).reshape(3, 4), "w")
     m = model([helper.make_node("MatMul", ["x", "w"], ["y"], name="proj")],
@@ -92,6 +92,15 @@ elif kind in ("external", "external_escape"):
         for e in m.graph.initializer[0].external_data:
             if e.key == "location":
                 e.value = "../weights.bin"
+        onnx.save(m, out)
+    if kind == "external_nolength":
+        # No length: the tensor's bytes run to the end of the file.
+        m = onnx.load(out, load_external_data=False)
+        entries = m.graph.initializer[0].external_data
+        keep = [(e.key, e.value) for e in entries if e.key != "length"]
+        del entries[:]
+        for k, v in keep:
+            entries.add(key=k, value=v)
         onnx.save(m, out)
     raise SystemExit(0)
 elif kind == "half_cnn":
