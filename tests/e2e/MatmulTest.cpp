@@ -122,6 +122,14 @@ TEST_CASE("matmul 48x33x100 (mixed multiples)", "[matmul]") {
   MatmulTester().m(48).n(33).k(100).threads(2).check();
 }
 
+// B of 1 MiB or more, which is no constant, packed into panels at run time
+// (a dispatch of its own) for 64 rows or more: whole panels, and an edge of
+// rows (100 = 8 x 12 + 4).
+TEST_CASE("matmul 100x512x512 and 64x1024x320 (B packed at run time)", "[matmul]") {
+  MatmulTester().m(100).n(512).k(512).threads(GENERATE(1, 2)).check();
+  MatmulTester().m(64).n(320).k(1024).threads(2).check();
+}
+
 TEST_CASE("batch_matmul 3x17x33x9", "[batch_matmul]") {
   MatmulTester().batch(3).m(17).n(33).k(9).threads(GENERATE(1, 2)).check();
 }

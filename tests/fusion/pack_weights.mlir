@@ -11,7 +11,8 @@
 // pixels (panels of 32 past 8 pixels; a strided one through a strided slice
 // of its input). A matmul of more than 8 rows is packed in panels of 32
 // when they divide N. Not packed: fewer than two panels of columns, many
-// rows with a ragged N, weights that are not constants.
+// rows with a ragged N; a right operand that is no constant only from 64
+// rows and 1 MiB on (at run time, @activations).
 //
 // RUN: %jit-opt %s --mlir-print-local-scope --pass-pipeline='builtin.module(func.func(jitrun-fusion-pack-weights))' \
 // RUN:   | FileCheck %s --check-prefix=PACK
@@ -250,4 +251,42 @@ func.func @too_padded_bias(%a: tensor<1x2xf32>) -> tensor<1x200xf32> {
   } -> tensor<1x200xf32>
   %r = linalg.matmul ins(%a, %w : tensor<1x2xf32>, tensor<2x200xf32>) outs(%acc : tensor<1x200xf32>) -> tensor<1x200xf32>
   return %r : tensor<1x200xf32>
+}
+
+// A right operand that is no constant, of 1 MiB or more, with 64 rows or
+// more: packed at run time into panels of 32 (a reshape, then a transpose
+// to [panel][k][column]) and contracted as packed weights are. Smaller (it
+// stays in cache) or fewer rows (the pass over B would not pay): as it is.
+// PACK-LABEL: func.func @activations(
+// PACK:         %[[S:.*]] = tensor.expand_shape %arg1 {{\[\[}}0], [1, 2]] output_shape [512, 16, 32] : tensor<512x512xf32> into tensor<512x16x32xf32>
+// PACK:         %[[P:.*]] = linalg.transpose ins(%[[S]] : tensor<512x16x32xf32>) outs(%{{.*}} : tensor<16x512x32xf32>) permutation = [1, 0, 2]
+// PACK:         linalg.generic {{.*}} ins(%arg0, %[[P]] : tensor<64x512xf32>, tensor<16x512x32xf32>) outs(%{{.*}} : tensor<64x16x32xf32>) attrs = {jitrun.packed_panels}
+func.func @activations(%a: tensor<64x512xf32>, %b: tensor<512x512xf32>) -> tensor<64x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x512xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x512xf32>) -> tensor<64x512xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x512xf32>, tensor<512x512xf32>) outs(%f : tensor<64x512xf32>) -> tensor<64x512xf32>
+  return %r : tensor<64x512xf32>
+}
+
+// PACK-LABEL: func.func @activations_small(
+// PACK-NOT:     linalg.transpose
+// PACK:         linalg.matmul
+// PACK-NOT:     linalg.transpose
+// PACK-LABEL: func.func @activations_few_rows(
+// PACK-NOT:     linalg.transpose
+// PACK:         linalg.matmul
+func.func @activations_small(%a: tensor<64x256xf32>, %b: tensor<256x512xf32>) -> tensor<64x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x512xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x512xf32>) -> tensor<64x512xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x256xf32>, tensor<256x512xf32>) outs(%f : tensor<64x512xf32>) -> tensor<64x512xf32>
+  return %r : tensor<64x512xf32>
+}
+func.func @activations_few_rows(%a: tensor<63x512xf32>, %b: tensor<512x512xf32>) -> tensor<63x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<63x512xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<63x512xf32>) -> tensor<63x512xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<63x512xf32>, tensor<512x512xf32>) outs(%f : tensor<63x512xf32>) -> tensor<63x512xf32>
+  return %r : tensor<63x512xf32>
 }
