@@ -86,12 +86,10 @@ struct ThreadPool::Grid {
   std::mutex errorMutex;
   llvm::Error firstError = llvm::Error::success();
 
-  /// Workers currently inside runGrid; changed under ThreadPool::mutex,
-  /// read by the submitter's poll without it.
+  /// Workers currently inside runGrid (until they are done touching the
+  /// grid); changed under ThreadPool::mutex, polled by the submitter
+  /// without it before it sleeps until the workers leave.
   std::atomic<unsigned> activeWorkers{0};
-  /// The same count, readable without the mutex: the submitter polls it
-  /// before sleeping until the workers leave.
-  std::atomic<unsigned> running{0};
 };
 
 /// The pool whose task the current thread is running, to run nested
@@ -209,10 +207,8 @@ void ThreadPool::workerLoop(unsigned self) {
     seen = generation;
     Grid *grid = current;
     ++grid->activeWorkers;
-    grid->running.fetch_add(1, std::memory_order_relaxed);
     lock.unlock();
     runGrid(*grid, self);
-    grid->running.fetch_sub(1, std::memory_order_release);
     lock.lock();
     // The submitter frees `grid` once it sees zero; do not touch it after.
     if (--grid->activeWorkers == 0)
@@ -266,14 +262,12 @@ ThreadPool::parallelFor(int64_t count,
   // of many small dispatches lost most of its second thread to it (2
   // threads: MobileNetV3-Small 0.70x the time with the poll, ShuffleNetV2
   // 0.82x, EfficientNet-B0 0.82-0.90x, ResNet-50 0.96x). The mutex and
-  // activeWorkers below stay the authority. The poll waits for both counts:
-  // a worker drops `running` before it takes the mutex to drop
-  // activeWorkers, and a submitter that took the mutex in between slept
-  // after 14 % of Inception v3's grids at 2 threads (0.1 % now).
+  // activeWorkers below stay the authority; the poll reads the count the
+  // workers drop under the mutex (a count dropped before they took it, as
+  // the poll once read, let a submitter take the mutex in between and sleep
+  // after 14 % of Inception v3's grids at 2 threads; 0.1 % now).
   auto until = std::chrono::steady_clock::now() + kSpinTime;
-  for (unsigned i = 0; grid.running.load(std::memory_order_acquire) != 0 ||
-                       grid.activeWorkers.load(std::memory_order_acquire) != 0;
-       ++i) {
+  for (unsigned i = 0; grid.activeWorkers.load(std::memory_order_acquire) != 0; ++i) {
     if ((i & 63) == 0 && std::chrono::steady_clock::now() >= until)
       break;
 #if defined(__x86_64__)
