@@ -97,8 +97,7 @@ CompiledModel::compileBuffer(llvm::StringRef bytes, llvm::StringRef name,
     // A compile at a new shape takes the weights (packed panels, folds) an
     // earlier one built while a program of the model still holds them,
     // instead of building them again.
-    model->options.weightMemo = std::make_shared<WeightMemo>();
-    model->options.weightMemo->setStableBytes(model->bytes);
+    model->options.weightMemo = std::make_shared<WeightMemo>(model->bytes);
     model->options.cancelled = [m = model.get(), outer = options.cancelled] {
       return m->cancelling.load(std::memory_order_relaxed) || (outer && outer());
     };

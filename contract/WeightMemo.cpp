@@ -10,23 +10,18 @@
 
 namespace jitrun {
 
-void WeightMemo::setStableBytes(llvm::StringRef bytes) {
-  std::lock_guard<std::mutex> lock(mutex);
-  stable = bytes;
-}
-
 std::string WeightMemo::key(llvm::ArrayRef<char> source, llvm::StringRef recipe) {
   std::string key;
   llvm::raw_string_ostream os(key);
+  auto at = reinterpret_cast<uintptr_t>(source.data()),
+       begin = reinterpret_cast<uintptr_t>(stable.data());
+  if (!source.empty() && source.size() <= stable.size() && at >= begin &&
+      at - begin <= stable.size() - source.size()) {
+    os << "model@" << (at - begin) << " " << source.size() << " " << recipe;
+    return key;
+  }
   {
     std::lock_guard<std::mutex> lock(mutex);
-    auto at = reinterpret_cast<uintptr_t>(source.data()),
-         begin = reinterpret_cast<uintptr_t>(stable.data());
-    if (!source.empty() && source.size() <= stable.size() && at >= begin &&
-        at - begin <= stable.size() - source.size()) {
-      os << "model@" << (at - begin) << " " << source.size() << " " << recipe;
-      return key;
-    }
     // Built by the memo, and alive (so still those bytes): its own key.
     for (const auto &[built, entry] : entries)
       if (entry.data == source.data() && entry.size == source.size() && !entry.owner.expired()) {
@@ -138,36 +133,28 @@ WeightMemo::Scope::~Scope() {
   attached().byContext.erase(context);
 }
 
-int64_t WeightMemo::Scope::reusedBytes() const {
-  std::lock_guard<std::mutex> lock(attached().mutex);
-  return reused;
-}
-
 mlir::AsmResourceBlob WeightMemo::weight(mlir::MLIRContext *context, llvm::ArrayRef<char> source,
                                          llvm::StringRef recipe, size_t bytes,
                                          llvm::function_ref<void(char *)> fill) {
-  std::shared_ptr<WeightMemo> memo;
+  // The scope outlives the compile's passes, which call this.
+  Scope *scope = nullptr;
   {
     std::lock_guard<std::mutex> lock(attached().mutex);
     auto it = attached().byContext.find(context);
     if (it != attached().byContext.end())
-      memo = it->second->memo;
+      scope = it->second;
   }
-  if (!memo) {
+  if (!scope) {
     std::shared_ptr<const void> owner;
     mlir::AsmResourceBlob blob = allocate(bytes, owner);
     fill(blob.getMutableData().data());
     return blob;
   }
+  WeightMemo &memo = *scope->memo;
   bool reused = false;
-  mlir::AsmResourceBlob blob = memo->get(memo->key(source, recipe), bytes, fill, reused);
-  if (reused) {
-    // (The scope outlives the compile's passes, which call this.)
-    std::lock_guard<std::mutex> lock(attached().mutex);
-    auto it = attached().byContext.find(context);
-    if (it != attached().byContext.end())
-      it->second->reused += static_cast<int64_t>(bytes);
-  }
+  mlir::AsmResourceBlob blob = memo.get(memo.key(source, recipe), bytes, fill, reused);
+  if (reused)
+    scope->reused += static_cast<int64_t>(bytes);
   return blob;
 }
 

@@ -31,22 +31,22 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 
 namespace jitrun {
 
 class WeightMemo {
 public:
-  /// Bytes that stay where they are, unchanged, as long as the memo: the
-  /// model's own bytes, which its compiles parse weights from in place.
-  void setStableBytes(llvm::StringRef bytes);
+  /// `stable`: bytes that stay where they are, unchanged, as long as the
+  /// memo (the model's own bytes, which its compiles parse weights from in
+  /// place).
+  explicit WeightMemo(llvm::StringRef stable) : stable(stable) {}
 
   /// The key of a weight derived from `source` by `recipe` (everything but
   /// the source bytes the result depends on: "panels f32 k=768 n=3072
@@ -92,13 +92,13 @@ public:
     ~Scope();
     Scope(const Scope &) = delete;
     Scope &operator=(const Scope &) = delete;
-    int64_t reusedBytes() const;
+    int64_t reusedBytes() const { return reused; }
 
   private:
     friend class WeightMemo;
     mlir::MLIRContext *context;
     std::shared_ptr<WeightMemo> memo;
-    int64_t reused = 0;
+    std::atomic<int64_t> reused{0};
   };
 
 private:
@@ -110,9 +110,9 @@ private:
   };
   /// Forgets the entries no program holds any more (under `mutex`).
   void dropExpired();
+  const llvm::StringRef stable;
   std::mutex mutex;
   std::map<std::string, Entry> entries;
-  llvm::StringRef stable;
 };
 
 } // namespace jitrun
