@@ -84,26 +84,33 @@ static llvm::Error openRegularFile(llvm::StringRef path, llvm::StringRef what, u
   return llvm::Error::success();
 }
 
-llvm::Expected<std::string> jitrun::readRegularFile(llvm::StringRef path, llvm::StringRef what,
-                                                    uint64_t maxBytes) {
-  OpenedFile file;
-  if (llvm::Error e = openRegularFile(path, what, maxBytes, file))
-    return std::move(e);
+/// `want` bytes of `file` from `offset`, fewer if it ends first (it shrank
+/// while read).
+static llvm::Expected<std::string> readAt(const OpenedFile &file, uint64_t offset, uint64_t want,
+                                          llvm::StringRef path, llvm::StringRef what) {
   std::string data;
-  data.resize(file.size);
+  data.resize(want);
   size_t done = 0;
-  while (done < file.size) {
-    ssize_t n = ::read(file.fd, data.data() + done, file.size - done);
+  while (done < want) {
+    ssize_t n = ::pread(file.fd, data.data() + done, want - done, off_t(offset + done));
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)
       return fileError("cannot read " + what + " '" + path + "': " + std::strerror(errno));
     if (n == 0)
-      break; // shrunk while reading
+      break;
     done += static_cast<size_t>(n);
   }
   data.resize(done);
   return data;
+}
+
+llvm::Expected<std::string> jitrun::readRegularFile(llvm::StringRef path, llvm::StringRef what,
+                                                    uint64_t maxBytes) {
+  OpenedFile file;
+  if (llvm::Error e = openRegularFile(path, what, maxBytes, file))
+    return std::move(e);
+  return readAt(file, 0, file.size, path, what);
 }
 
 llvm::Expected<std::string> jitrun::readRegularFileRange(llvm::StringRef path,
@@ -124,19 +131,9 @@ llvm::Expected<std::string> jitrun::readRegularFileRange(llvm::StringRef path,
     return fileError("cannot read " + what + " '" + path + "': " + llvm::Twine(want) +
                      " bytes, more than the " + llvm::Twine(limit) +
                      " bytes of this host's memory");
-  std::string data;
-  data.resize(want);
-  size_t done = 0;
-  while (done < want) {
-    ssize_t n = ::pread(file.fd, data.data() + done, want - done, off_t(offset + done));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return fileError("cannot read " + what + " '" + path + "': " + std::strerror(errno));
-    if (n == 0)
-      return fileError("cannot read " + what + " '" + path + "': it shrank while read");
-    done += static_cast<size_t>(n);
-  }
+  llvm::Expected<std::string> data = readAt(file, offset, want, path, what);
+  if (data && data->size() != want)
+    return fileError("cannot read " + what + " '" + path + "': it shrank while read");
   return data;
 }
 
