@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -34,6 +35,42 @@
 namespace {
 
 const std::string kZoo = JITRUN_TEST_ZOO_DIR;
+
+/// A fresh folder under /tmp (a cache folder), removed with everything in it
+/// when the test leaves, passed or not.
+struct ScratchDir {
+  std::string path;
+  explicit ScratchDir(const std::string &name) {
+    std::string pattern = "/tmp/jitrun-api-" + name + "-XXXXXX";
+    if (mkdtemp(pattern.data()))
+      path = pattern;
+  }
+  ~ScratchDir() {
+    if (!path.empty())
+      std::filesystem::remove_all(path);
+  }
+};
+
+/// The zoo's BERT encoder with a dynamic sequence length, loaded with
+/// `options`, run at each of `lengths` (random inputs from `seed`) against
+/// the same model unfused; `after(model, length, last)` checks the model
+/// after each run (`last`: after the last one).
+void bertAtLengths(const jitrun::Options &options, std::initializer_list<size_t> lengths,
+                   int seed, const std::function<void(jitrun::Model &, size_t, bool)> &after) {
+  jitrun::Runtime rt(2);
+  const std::string path = kZoo + "/dynamic/bert_encoder.mlirbc";
+  jitrun::Model model = jitrun::Model::load(rt, path, options);
+  jitrun::Model unfused =
+      jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").fusion("none"));
+  xt::random::seed(seed);
+  size_t i = 0;
+  for (size_t s : lengths) {
+    INFO("sequence length " << s);
+    xt::xarray<float> x = xt::random::rand<float>({size_t(1), s, size_t(64)}, -1, 1);
+    CHECK(xt::allclose(model.run<float>({x})[0], unfused.run<float>({x})[0], 1e-3, 1e-3));
+    after(model, s, ++i == lengths.size());
+  }
+}
 
 const char *kMatmulBias = R"(
 func.func @main(%a: tensor<5x7xf32>, %w: tensor<7x3xf32>, %b: tensor<3xf32>) -> tensor<5x3xf32> {
@@ -256,25 +293,15 @@ TEST_CASE("C++ API: the generic policy runs new sequence lengths on generic kern
   // BERT's encoder with a dynamic sequence length: after the first length,
   // each new one runs on kernels generic in it (compiled once, kept in the
   // cache folder), for good: nothing compiles its own program.
-  char pattern[] = "/tmp/jitrun-api-generic-XXXXXX";
-  REQUIRE(mkdtemp(pattern) != nullptr);
-  const std::string dir = pattern;
-  jitrun::Runtime rt(2);
-  const std::string path = kZoo + "/dynamic/bert_encoder.mlirbc";
-  jitrun::Model model =
-      jitrun::Model::load(rt, path, jitrun::Options().cacheDir(dir).shapePolicy("generic"));
-  jitrun::Model unfused =
-      jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").fusion("none"));
-  xt::random::seed(6);
-  for (size_t s : {16, 7, 33, 7}) {
-    INFO("sequence length " << s);
-    xt::xarray<float> x = xt::random::rand<float>({size_t(1), s, size_t(64)}, -1, 1);
-    CHECK(xt::allclose(model.run<float>({x})[0], unfused.run<float>({x})[0], 1e-3, 1e-3));
-    if (s != 16)
-      CHECK(model.statistics().generic_kernels > 0);
-  }
-  CHECK(model.specializations() == 3);
-  std::filesystem::remove_all(dir);
+  ScratchDir dir("generic");
+  REQUIRE(!dir.path.empty());
+  bertAtLengths(jitrun::Options().cacheDir(dir.path).shapePolicy("generic"), {16, 7, 33, 7}, 6,
+                [](jitrun::Model &model, size_t s, bool last) {
+                  if (s != 16)
+                    CHECK(model.statistics().generic_kernels > 0);
+                  if (last)
+                    CHECK(model.specializations() == 3);
+                });
 }
 
 TEST_CASE("C++ API: weights shared between shapes stay right as programs come and go", "[api]") {
@@ -284,26 +311,17 @@ TEST_CASE("C++ API: weights shared between shapes stay right as programs come an
   // compile must never take weights that went with an evicted program (a
   // new mapping may sit where theirs was): every result against the
   // unfused program.
-  char pattern[] = "/tmp/jitrun-api-memo-XXXXXX";
-  REQUIRE(mkdtemp(pattern) != nullptr);
-  const std::string dir = pattern;
-  jitrun::Runtime rt(2);
-  const std::string path = kZoo + "/dynamic/bert_encoder.mlirbc";
-  jitrun::Model model = jitrun::Model::load(
-      rt, path, jitrun::Options().cacheDir(dir).shapePolicy("specialize").maxSpecializations(1));
-  jitrun::Model unfused =
-      jitrun::Model::load(rt, path, jitrun::Options().cacheDir("").fusion("none"));
-  xt::random::seed(12);
+  ScratchDir dir("memo");
+  REQUIRE(!dir.path.empty());
   bool reused = false;
-  for (size_t s : {16, 4, 5, 6, 20, 3, 24, 7, 16, 2}) {
-    INFO("sequence length " << s);
-    xt::xarray<float> x = xt::random::rand<float>({size_t(1), s, size_t(64)}, -1, 1);
-    CHECK(xt::allclose(model.run<float>({x})[0], unfused.run<float>({x})[0], 1e-3, 1e-3));
-    reused = reused || model.statistics().reused_weight_bytes > 0;
-  }
+  bertAtLengths(
+      jitrun::Options().cacheDir(dir.path).shapePolicy("specialize").maxSpecializations(1),
+      {16, 4, 5, 6, 20, 3, 24, 7, 16, 2}, 12, [&](jitrun::Model &model, size_t, bool last) {
+        reused = reused || model.statistics().reused_weight_bytes > 0;
+        if (last)
+          CHECK(model.specializations() == 1);
+      });
   CHECK(reused);
-  CHECK(model.specializations() == 1);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("C++ API: the zoo's dynamic variants at five shapes in one process", "[api]") {
@@ -460,9 +478,9 @@ TEST_CASE("C++ API: shape policies run a new batch as pieces of compiled ones", 
   SECTION("the default is tiered, and a model going away stops its background compile") {
     // Counted in the kernel cache, not timed: each kernel compiled is an
     // entry, and a model that stops its compile leaves batch 5's unwritten.
-    char pattern[] = "/tmp/jitrun-api-cancel-XXXXXX";
-    REQUIRE(mkdtemp(pattern) != nullptr);
-    const std::string dir = pattern;
+    ScratchDir scratch("cancel");
+    REQUIRE(!scratch.path.empty());
+    const std::string &dir = scratch.path;
     auto entries = [&] {
       size_t n = 0;
       for (const auto &e : std::filesystem::directory_iterator(dir))
@@ -491,7 +509,6 @@ TEST_CASE("C++ API: shape policies run a new batch as pieces of compiled ones", 
     INFO("cache entries: batch 2 " << batch2 << ", when the model went " << stopped << ", both batches " << both);
     CHECK(both > batch2);
     CHECK(stopped < both);
-    std::filesystem::remove_all(dir);
   }
   SECTION("buckets: only powers of two compile, each size runs in their pieces") {
     jitrun::Model buckets =
