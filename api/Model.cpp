@@ -82,11 +82,12 @@ CompiledModel::compileBuffer(llvm::StringRef bytes, llvm::StringRef name,
   std::unique_ptr<CompiledModel> model(new CompiledModel());
   model->base = std::make_shared<Specialization>(std::move(*c));
   if (model->base->compiled->dynamic) {
-    model->buffer = pageAlignedCopy(bytes, name);
+    model->buffer = modelCopyForCompiles(bytes, name);
     if (!model->buffer)
       return makeError(ErrorCode::ResourceExhausted,
                        "no memory to keep the model's " + llvm::Twine(bytes.size()) + " bytes");
-    model->bytes = llvm::StringRef(model->buffer->getBufferStart(), bytes.size());
+    model->bytes =
+        llvm::StringRef(model->buffer->getBufferStart(), model->buffer->getBufferSize());
     model->name = name.str();
     model->options = options;
     // A specialization compiles during a run: no caller's progress callback

@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <memory>
 #include <string>
@@ -52,6 +53,14 @@ compileModel(llvm::StringRef bytes, llvm::StringRef name, const CompileOptions &
 void registerCompilerOptions();
 /// Applies those options to a pass manager (CompileOptions::configurePassManager).
 void applyCompilerOptions(mlir::PassManager &pm);
+
+/// A page-aligned copy of a model's bytes, kept to compile it again (a
+/// dynamic model at each new shape): an ONNX model's laid out with each
+/// large initializer's raw data 64-byte aligned (onnx/Wire.h), which those
+/// compiles then use where they lie instead of copying and hashing them.
+/// Null when there is no memory for it.
+std::unique_ptr<llvm::WritableMemoryBuffer> modelCopyForCompiles(llvm::StringRef bytes,
+                                                                  llvm::StringRef name);
 
 /// The bytes of model file `path` (a regular file): ErrorCode::NotFound
 /// when it does not exist, InvalidArgument when it cannot be read.

@@ -19,6 +19,7 @@
 #include "contract/WeightMemo.h"
 #include "fusion/Passes.h"
 #include "onnx/Import.h"
+#include "onnx/Wire.h"
 #include "support/Files.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -550,7 +551,8 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
       return makeError(ErrorCode::ResourceExhausted,
                        "no memory to parse the model's " + llvm::Twine(bytes.size()) + " bytes");
     inPlace->AddNewSourceBuffer(std::move(copy), llvm::SMLoc());
-  } else {
+  } else if (!isOnnx(bytes, name)) {
+    // (ONNX's importer reads the bytes as they are.)
     sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(bytes, name),
                                  llvm::SMLoc());
   }
@@ -566,6 +568,12 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
       OnnxImportOptions onnxOptions;
       onnxOptions.inputShapes = options.inputShapes;
       onnxOptions.argumentShapes = options.argumentShapes;
+      // Page-aligned bytes outlive the compile, as bytecode's above: weights
+      // aligned in them (alignedModelCopy) are used where they lie.
+      if (reinterpret_cast<uintptr_t>(bytes.data()) % kPageBytes == 0) {
+        onnxOptions.weightsInPlace = true;
+        parsedInPlace = bytes;
+      }
       module = importOnnx(*context(), bytes, name, onnxOptions);
     } else {
       ParserConfig config(context());
@@ -755,6 +763,20 @@ compileModel(llvm::StringRef bytes, llvm::StringRef name, const CompileOptions &
   out->dynamic = c.dynamic;
   out->dims = std::move(c.dims);
   return std::move(out);
+}
+
+std::unique_ptr<llvm::WritableMemoryBuffer> modelCopyForCompiles(llvm::StringRef bytes,
+                                                                  llvm::StringRef name) {
+  if (!isOnnx(bytes, name))
+    return pageAlignedCopy(bytes, name);
+  std::optional<size_t> size = onnximport::alignedModelSize(bytes);
+  if (!size)
+    return pageAlignedCopy(bytes, name);
+  std::unique_ptr<llvm::WritableMemoryBuffer> copy =
+      llvm::WritableMemoryBuffer::getNewUninitMemBuffer(*size, name, llvm::Align(kPageBytes));
+  if (copy)
+    onnximport::alignedModelBytes(bytes, copy->getBufferStart());
+  return copy;
 }
 
 llvm::Expected<std::string> readModelFile(llvm::StringRef path) {

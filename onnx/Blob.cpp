@@ -6,12 +6,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "onnx/Importer.h"
+#include "onnx/Wire.h"
 #include "support/Files.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <cstring>
 #include <new>
 
 using namespace mlir;
@@ -30,6 +32,15 @@ mlir::AsmResourceBlob newBlob(size_t bytes) {
   auto free = [](void *p, size_t, size_t) { ::operator delete(p, std::align_val_t(64)); };
   return mlir::AsmResourceBlob(llvm::ArrayRef<char>(static_cast<char *>(data), bytes), 64, free,
                                /*dataIsMutable=*/true);
+}
+
+mlir::AsmResourceBlob rawDataBlob(StringRef raw, bool inPlace) {
+  if (inPlace && reinterpret_cast<uintptr_t>(raw.data()) % kRawDataAlignment == 0)
+    return mlir::AsmResourceBlob(llvm::ArrayRef<char>(raw.data(), raw.size()), kRawDataAlignment,
+                                 /*deleter=*/nullptr, /*dataIsMutable=*/false);
+  mlir::AsmResourceBlob blob = newBlob(raw.size());
+  std::memcpy(blob.getMutableData().data(), raw.data(), raw.size());
+  return blob;
 }
 
 FailureOr<std::string> externalData(const onnx::TensorProto &t, StringRef baseDir,

@@ -37,6 +37,11 @@ struct OnnxImportOptions {
   /// Static shapes by position among the inputs that are not initializers
   /// (a dynamic model's specialization); these win over inputShapes.
   std::vector<std::vector<int64_t>> argumentShapes;
+  /// The model's bytes outlive the import (a program copies what it keeps
+  /// of them): weights whose raw data lie 64-byte aligned in them are used
+  /// there, not copied (a dynamic model's bytes as alignedModelCopy laid
+  /// them out).
+  bool weightsInPlace = false;
 };
 
 /// True when `bytes` look like a serialized ONNX model rather than MLIR

@@ -1,6 +1,7 @@
 //===- Importer.cpp - the ONNX graph walk and the importer's builders -----===//
 
 #include "onnx/Importer.h"
+#include "onnx/Wire.h"
 #include "support/Files.h"
 #include "support/Tensor.h"
 
@@ -119,7 +120,7 @@ takeLargeData(onnx::TensorProto &t, RankedTensorType type, size_t bytes, StringR
 
 /// True when `data` repeats its first `elementBytes` throughout: one pass,
 /// which stops at the first difference (at once for real weights).
-static bool allElementsEqual(const std::string &data, size_t elementBytes) {
+static bool allElementsEqual(StringRef data, size_t elementBytes) {
   return data.size() >= elementBytes &&
          std::memcmp(data.data() + elementBytes, data.data(), data.size() - elementBytes) == 0;
 }
@@ -238,21 +239,45 @@ LogicalResult Importer::importInitializer(onnx::TensorProto &t) {
   FailureOr<std::pair<RankedTensorType, size_t>> typed = tensorType(context, t, error);
   if (failed(typed))
     return fail(error);
+  auto [type, bytes] = *typed;
+  size_t elementBytes = std::max<size_t>(1, type.getElementTypeBitWidth() / 8);
+  // Raw data the parse left where they lie (Wire.h).
+  if (auto it = rawData->find(&t); it != rawData->end()) {
+    StringRef raw = it->second;
+    if (raw.size() != bytes)
+      return fail("tensor '" + t.name() + "' holds " + std::to_string(raw.size()) +
+                  " bytes of data, not " + std::to_string(bytes));
+    if (type.getNumElements() <= kFoldLimit || type.getElementType().isInteger(1)) {
+      t.set_raw_data(raw.str()); // folded from a dense attribute, below
+    } else {
+      Value v;
+      if (allElementsEqual(raw, elementBytes)) {
+        v = constant(DenseElementsAttr::getFromRawBuffer(
+            type, ArrayRef<char>(raw.data(), elementBytes)));
+      } else {
+        v = constant(DenseResourceElementsAttr::get(
+            type, t.name().empty() ? "onnx_initializer" : StringRef(t.name()),
+            rawDataBlob(raw, options.weightsInPlace)));
+      }
+      if (t.data_type() == onnx::TensorProto::UINT8)
+        markUnsigned(v);
+      values[t.name()] = v;
+      return success();
+    }
+  }
   // Weights: their bytes become a blob as they are, the protobuf's copy
   // given up; small tensors stay dense attributes, which folding reads.
-  FailureOr<std::optional<std::string>> large =
-      takeLargeData(t, typed->first, typed->second, baseDir, error);
+  FailureOr<std::optional<std::string>> large = takeLargeData(t, type, bytes, baseDir, error);
   if (failed(large))
     return fail(error);
   Value v;
-  size_t elementBytes = std::max<size_t>(1, typed->first.getElementTypeBitWidth() / 8);
   if (*large && allElementsEqual(**large, elementBytes)) {
     // All one value (a large initializer of zeros or ones): a splat, which
     // folds and takes no memory, not a blob.
     v = constant(DenseElementsAttr::getFromRawBuffer(
-        typed->first, ArrayRef<char>((*large)->data(), elementBytes)));
+        type, ArrayRef<char>((*large)->data(), elementBytes)));
   } else if (*large) {
-    v = constant(resourceOf(typed->first, std::move(**large), t.name()));
+    v = constant(resourceOf(type, std::move(**large), t.name()));
   } else {
     FailureOr<DenseElementsAttr> attr = tensorAttr(context, t, error, baseDir);
     if (failed(attr))
@@ -365,7 +390,10 @@ static bool declareDynamicSignature(MLIRContext *context, const onnx::GraphProto
   return true;
 }
 
-OwningOpRef<ModuleOp> Importer::run(onnx::ModelProto &model) {
+OwningOpRef<ModuleOp>
+Importer::run(onnx::ModelProto &model,
+              const llvm::DenseMap<const onnx::TensorProto *, StringRef> &raw) {
+  rawData = &raw;
   Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
   // Initializers and file-level errors have no node to point at.
   loc = UnknownLoc::get(context);
@@ -940,17 +968,25 @@ bool looksLikeOnnx(StringRef bytes) {
 
 OwningOpRef<ModuleOp> importOnnx(MLIRContext &context, StringRef bytes, StringRef name,
                                  const OnnxImportOptions &options) {
+  // The graph parsed without its large raw data, which stay where they lie.
+  std::vector<onnximport::RawData> raw;
+  std::optional<std::string> stripped = onnximport::strippedModel(bytes, raw);
+  StringRef parsed = stripped ? StringRef(*stripped) : bytes;
   onnx::ModelProto model;
-  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+  if (parsed.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !model.ParseFromArray(parsed.data(), static_cast<int>(parsed.size()))) {
     emitError(UnknownLoc::get(&context))
         << "'" << name << "' is not a valid ONNX model (its protobuf does not parse)";
     return {};
   }
   context.loadDialect<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
                       math::MathDialect, tensor::TensorDialect>();
+  llvm::DenseMap<const onnx::TensorProto *, StringRef> rawData;
+  for (const onnximport::RawData &r : raw)
+    if (r.initializer < static_cast<size_t>(model.graph().initializer_size()))
+      rawData[&model.graph().initializer(static_cast<int>(r.initializer))] = r.bytes;
   onnximport::Importer importer(context, name, options);
-  return importer.run(model);
+  return importer.run(model, rawData);
 }
 
 } // namespace jitrun

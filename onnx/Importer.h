@@ -20,6 +20,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -66,8 +67,11 @@ class Importer {
 public:
   Importer(mlir::MLIRContext &context, llvm::StringRef fileName, const OnnxImportOptions &options);
   /// Imports `model`, taking its initializers' data (large ones become
-  /// blobs of the module's context without a copy).
-  mlir::OwningOpRef<mlir::ModuleOp> run(onnx::ModelProto &model);
+  /// blobs of the module's context without a copy). `rawData`: the raw data
+  /// of initializers the parse left out (Wire.h), where they lie.
+  mlir::OwningOpRef<mlir::ModuleOp>
+  run(onnx::ModelProto &model,
+      const llvm::DenseMap<const onnx::TensorProto *, llvm::StringRef> &rawData);
 
   mlir::MLIRContext *context;
   mlir::OpBuilder b;
@@ -139,6 +143,7 @@ private:
   llvm::SmallVector<mlir::Value> nodeInputs;
   llvm::StringMap<int64_t> opsets;
   llvm::DenseSet<mlir::Value> unsignedValues;
+  const llvm::DenseMap<const onnx::TensorProto *, llvm::StringRef> *rawData = nullptr;
 
   mlir::LogicalResult importInitializer(onnx::TensorProto &t);
   mlir::LogicalResult importNode(const onnx::NodeProto &n, int index);
@@ -147,6 +152,11 @@ private:
 /// An uninitialized blob of `bytes` bytes, 64-byte aligned, for the caller
 /// to fill; std::bad_alloc (a clean compile error) when memory runs out.
 mlir::AsmResourceBlob newBlob(size_t bytes);
+
+/// A blob of an initializer's raw data, which lie in the model's bytes:
+/// those bytes themselves when `inPlace` (they outlive the import) and they
+/// are 64-byte aligned, else a copy (newBlob).
+mlir::AsmResourceBlob rawDataBlob(llvm::StringRef raw, bool inPlace);
 
 /// The bytes of an initializer kept in an external file (ONNX's external
 /// data: `location` relative to the model's directory, `offset`, `length`),

@@ -1,0 +1,243 @@
+//===- WireTest.cpp - an ONNX model's weights found without parsing them --===//
+//
+// onnx/Wire.h against protobuf's own serializer and parser: a model built
+// with libonnx's classes, its weights located in the bytes, a stripped
+// parse without them, the re-layout that aligns them (and parses back to
+// the same model), and the import that uses aligned weights where they lie.
+//
+//===----------------------------------------------------------------------===//
+
+#include "onnx/Import.h"
+#include "onnx/Wire.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <catch2/catch.hpp>
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace jitrun;
+using namespace jitrun::onnximport;
+
+namespace {
+
+/// A float initializer `name` of `n` values (i + offset), as raw data.
+void addInitializer(onnx::GraphProto &g, const std::string &name, int64_t n, float offset) {
+  onnx::TensorProto *t = g.add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(n);
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = static_cast<float>(i) + offset;
+  t->set_raw_data(std::string(reinterpret_cast<const char *>(v.data()), v.size() * 4));
+}
+
+/// y = x + W (Add with a broadcast initializer of `n` values) and three
+/// more initializers: two large ones (an odd count of bytes before each),
+/// a small one and one of typed floats.
+onnx::ModelProto model(int64_t n) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  onnx::GraphProto &g = *m.mutable_graph();
+  g.set_name("wire");
+  addInitializer(g, "small", 10, 0.5f);
+  addInitializer(g, "W", n, 1.0f);
+  onnx::TensorProto *typed = g.add_initializer();
+  typed->set_name("typed");
+  typed->set_data_type(onnx::TensorProto::FLOAT);
+  typed->add_dims(3);
+  for (float f : {1.f, 2.f, 3.f})
+    typed->add_float_data(f);
+  addInitializer(g, "W2", n + 7, 3.0f);
+  onnx::NodeProto *add = g.add_node();
+  add->set_op_type("Add");
+  add->add_input("x");
+  add->add_input("W");
+  add->add_output("y");
+  for (auto [list, name] : {std::pair{g.mutable_input(), "x"}, std::pair{g.mutable_output(), "y"}}) {
+    onnx::ValueInfoProto *v = list->Add();
+    v->set_name(name);
+    auto *tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    tt->mutable_shape()->add_dim()->set_dim_value(n);
+  }
+  return m;
+}
+
+/// The dense constant of `n` elements of `module`, or null.
+mlir::DenseElementsAttr denseConstant(mlir::ModuleOp module, int64_t n) {
+  mlir::DenseElementsAttr found;
+  module->walk([&](mlir::Operation *op) {
+    for (mlir::NamedAttribute a : op->getAttrs())
+      if (auto d = llvm::dyn_cast<mlir::DenseElementsAttr>(a.getValue()))
+        if (d.getNumElements() == n)
+          found = d;
+  });
+  return found;
+}
+
+/// The resource blob of the one dense_resource constant of `module`.
+llvm::ArrayRef<char> resourceData(mlir::ModuleOp module) {
+  llvm::ArrayRef<char> data;
+  module->walk([&](mlir::Operation *op) {
+    for (mlir::NamedAttribute a : op->getAttrs())
+      if (auto r = llvm::dyn_cast<mlir::DenseResourceElementsAttr>(a.getValue()))
+        if (mlir::AsmResourceBlob *blob = r.getRawHandle().getBlob())
+          data = blob->getData();
+  });
+  return data;
+}
+
+} // namespace
+
+TEST_CASE("strippedModel leaves out the large raw data and locates them", "[onnx]") {
+  const int64_t n = 40000; // 160 KB
+  std::string bytes = model(n).SerializeAsString();
+  std::vector<RawData> raw;
+  std::optional<std::string> stripped = strippedModel(bytes, raw);
+  REQUIRE(stripped);
+  CHECK(stripped->size() < 1000);
+  REQUIRE(raw.size() == 2);
+  onnx::ModelProto original = model(n);
+  CHECK(raw[0].initializer == 1);
+  CHECK(raw[1].initializer == 3);
+  CHECK(raw[0].bytes == original.graph().initializer(1).raw_data());
+  CHECK(raw[1].bytes == original.graph().initializer(3).raw_data());
+  CHECK(raw[0].bytes.data() >= bytes.data());
+  CHECK(raw[1].bytes.end() <= bytes.data() + bytes.size());
+
+  onnx::ModelProto parsed;
+  REQUIRE(parsed.ParseFromString(*stripped));
+  REQUIRE(parsed.graph().initializer_size() == 4);
+  CHECK(parsed.graph().initializer(0).raw_data() == original.graph().initializer(0).raw_data());
+  CHECK_FALSE(parsed.graph().initializer(1).has_raw_data());
+  CHECK(parsed.graph().initializer(1).name() == "W");
+  CHECK(parsed.graph().initializer(2).float_data_size() == 3);
+  CHECK_FALSE(parsed.graph().initializer(3).has_raw_data());
+  CHECK(parsed.graph().node_size() == 1);
+  CHECK(parsed.opset_import(0).version() == 17);
+
+  SECTION("bytes that are no wire format are refused") {
+    CHECK_FALSE(strippedModel(llvm::StringRef(bytes).drop_back(100), raw));
+    CHECK(raw.empty());
+    CHECK_FALSE(strippedModel("\x08\x01\x3a\xff\xff", raw)); // graph longer than the bytes
+    CHECK_FALSE(strippedModel("\x0b", raw));                 // a group
+    CHECK_FALSE(alignedModelSize(llvm::StringRef(bytes).drop_back(1)));
+  }
+}
+
+TEST_CASE("alignedModelBytes aligns the large raw data and parses back the same", "[onnx]") {
+  const int64_t n = 40000;
+  onnx::ModelProto original = model(n);
+  std::string bytes = original.SerializeAsString();
+  std::optional<size_t> size = alignedModelSize(bytes);
+  REQUIRE(size);
+  CHECK(*size > bytes.size());
+  CHECK(*size < bytes.size() + 200);
+  std::unique_ptr<llvm::WritableMemoryBuffer> out =
+      llvm::WritableMemoryBuffer::getNewUninitMemBuffer(*size, "aligned", llvm::Align(4096));
+  alignedModelBytes(bytes, out->getBufferStart());
+  llvm::StringRef aligned(out->getBufferStart(), *size);
+
+  onnx::ModelProto parsed;
+  REQUIRE(parsed.ParseFromArray(aligned.data(), static_cast<int>(aligned.size())));
+  REQUIRE(parsed.graph().initializer_size() == 4);
+  for (int i = 0; i < 4; ++i) {
+    CHECK(parsed.graph().initializer(i).name() == original.graph().initializer(i).name());
+    CHECK(parsed.graph().initializer(i).raw_data() == original.graph().initializer(i).raw_data());
+  }
+  CHECK(parsed.graph().node(0).op_type() == "Add");
+
+  // Located again, each large raw data starts 64-byte aligned; the padding
+  // goes when stripped.
+  std::vector<RawData> raw, rawBefore;
+  std::optional<std::string> stripped = strippedModel(aligned, raw);
+  REQUIRE(stripped);
+  REQUIRE(raw.size() == 2);
+  for (const RawData &r : raw)
+    CHECK(reinterpret_cast<uintptr_t>(r.bytes.data()) % kRawDataAlignment == 0);
+  CHECK(*stripped == *strippedModel(bytes, rawBefore));
+  // Aligning aligned bytes changes nothing.
+  CHECK(alignedModelSize(aligned) == size);
+}
+
+TEST_CASE("an import uses aligned weights where they lie only when told to", "[onnx]") {
+  const int64_t n = 70000; // more elements than the importer folds
+  std::string bytes = model(n).SerializeAsString();
+  size_t size = *alignedModelSize(bytes);
+  std::unique_ptr<llvm::WritableMemoryBuffer> out =
+      llvm::WritableMemoryBuffer::getNewUninitMemBuffer(size, "aligned", llvm::Align(4096));
+  alignedModelBytes(bytes, out->getBufferStart());
+  llvm::StringRef aligned(out->getBufferStart(), size);
+  auto inside = [&](llvm::ArrayRef<char> data) {
+    return data.data() >= aligned.begin() && data.end() <= aligned.end();
+  };
+  for (bool inPlace : {true, false}) {
+    mlir::MLIRContext context;
+    OnnxImportOptions options;
+    options.weightsInPlace = inPlace;
+    mlir::OwningOpRef<mlir::ModuleOp> module = importOnnx(context, aligned, "wire.onnx", options);
+    REQUIRE(module);
+    llvm::ArrayRef<char> data = resourceData(*module);
+    REQUIRE(data.size() == size_t(n) * 4);
+    float first = 0, last = 0;
+    std::memcpy(&first, data.data(), 4);
+    std::memcpy(&last, data.data() + data.size() - 4, 4);
+    CHECK(first == 1.0f);
+    CHECK(last == static_cast<float>(n - 1) + 1.0f);
+    CHECK(inside(data) == inPlace);
+  }
+  // The original bytes (not aligned): copied, the same values.
+  mlir::MLIRContext context;
+  OnnxImportOptions options;
+  options.weightsInPlace = true;
+  mlir::OwningOpRef<mlir::ModuleOp> module = importOnnx(context, bytes, "wire.onnx", options);
+  REQUIRE(module);
+  llvm::ArrayRef<char> data = resourceData(*module);
+  REQUIRE(data.size() == size_t(n) * 4);
+  CHECK(reinterpret_cast<uintptr_t>(data.data()) % 64 == 0);
+  float v = 0;
+  std::memcpy(&v, data.data() + 4 * 123, 4);
+  CHECK(v == 124.0f);
+}
+
+TEST_CASE("a stripped initializer the importer folds keeps its values", "[onnx]") {
+  // 40000 floats: raw data large enough to be left out of the parse, few
+  // enough elements to become a dense attribute that folding reads.
+  const int64_t n = 40000;
+  std::string bytes = model(n).SerializeAsString();
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      importOnnx(context, bytes, "wire.onnx", OnnxImportOptions());
+  REQUIRE(module);
+  CHECK(resourceData(*module).empty());
+  mlir::DenseElementsAttr w = denseConstant(*module, n);
+  REQUIRE(w);
+  std::vector<float> values(w.getValues<float>().begin(), w.getValues<float>().end());
+  CHECK(values[0] == 1.0f);
+  CHECK(values[777] == 778.0f);
+  CHECK(values[n - 1] == static_cast<float>(n));
+}
+
+TEST_CASE("stripped raw data of the wrong length is a clean error", "[onnx]") {
+  onnx::ModelProto m = model(70000);
+  m.mutable_graph()->mutable_initializer(1)->set_dims(0, 70001);
+  std::string bytes = m.SerializeAsString();
+  mlir::MLIRContext context;
+  std::string errors;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    errors += d.str() + "\n";
+    return mlir::success();
+  });
+  CHECK_FALSE(importOnnx(context, bytes, "wire.onnx", OnnxImportOptions()));
+  CHECK(errors.find("tensor 'W' holds 280000 bytes of data, not 280004") != std::string::npos);
+}
