@@ -166,8 +166,13 @@ std::string padOp(const Shape &shape, int hDim, int64_t pad, Shape &padded) {
 /// Convolution, stride 1, dilation 1, symmetric zero padding `pad`.
 /// kind: "conv_2d_nhwc_hwcf", "conv_2d_nchw_fchw" or
 /// "depthwise_conv_2d_nhwc_hwc".
+std::string hexLiteral(const HostTensor &t);
+
+/// A convolution of `kind`; its filter the second argument, or the
+/// constant `weights` (a layer's, which jitrun packs at compile time).
 std::string convModule(const std::string &kind, const Shape &in,
-                       const Shape &flt, const Shape &out, int64_t pad) {
+                       const Shape &flt, const Shape &out, int64_t pad,
+                       const HostTensor *weights = nullptr) {
   std::string it = tensorType(in), ft = tensorType(flt), ot = tensorType(out);
   std::string src = "%x", srcType = it, padText;
   if (pad) {
@@ -177,7 +182,10 @@ std::string convModule(const std::string &kind, const Shape &in,
     srcType = tensorType(padded);
   }
   const char *pair = "dense<[1, 1]> : tensor<2xi64>";
-  return "func.func @main(%x: " + it + ", %w: " + ft + ") -> " + ot + " {\n" +
+  std::string head = weights ? "func.func @main(%x: " + it + ") -> " + ot + " {\n  %w = arith.constant dense<" +
+                                   hexLiteral(*weights) + "> : " + ft + "\n"
+                             : "func.func @main(%x: " + it + ", %w: " + ft + ") -> " + ot + " {\n";
+  return head +
          kZero + padText + zeroInit("%init", ot) + "  %r = linalg." + kind +
          " {dilations = " + pair + ", strides = " + pair + "} ins(" + src +
          ", %w : " + srcType + ", " + ft + ") outs(%init : " + ot + ") -> " + ot +
@@ -284,14 +292,17 @@ CaseFactory fusedMatmulCase(int64_t m, int64_t n, int64_t k) {
           }};
 }
 
-/// NHWC/HWCF or NCHW/FCHW convolution; oneDNN always runs it NHWC.
+/// NHWC/HWCF or NCHW/FCHW convolution; oneDNN always runs it NHWC. With
+/// `weightsInModel` (NHWC), the filter is a constant of the module, as a
+/// layer's is: jitrun packs it at compile time, oneDNN reorders it at
+/// prepare time; else both take it as an input.
 CaseFactory convCase(bool nchw, int64_t h, int64_t wd, int64_t ch, int64_t f,
-                     int64_t kh, int64_t pad) {
+                     int64_t kh, int64_t pad, bool weightsInModel = false) {
   std::string name = std::string(nchw ? "conv_nchw_" : "conv_nhwc_") +
                      std::to_string(kh) + "x" + std::to_string(kh) + "_1x" +
                      std::to_string(h) + "x" + std::to_string(wd) + "x" +
                      std::to_string(ch) + "->" + std::to_string(f) +
-                     (nchw ? "_vs_onednn_nhwc" : "");
+                     (nchw ? "_vs_onednn_nhwc" : "") + (weightsInModel ? "_weights" : "");
   return {name, [=] {
             Case c;
             c.name = name;
@@ -301,12 +312,14 @@ CaseFactory convCase(bool nchw, int64_t h, int64_t wd, int64_t ch, int64_t f,
             HostTensor xNhwc = randomTensor({1, h, wd, ch}, 1);
             auto window = onednn::Window2D::padded(pad);
             if (!nchw) {
+              HostTensor filter = randomTensor({kh, kh, ch, f}, 2);
               c.mlir = convModule("conv_2d_nhwc_hwcf", {1, h, wd, ch}, {kh, kh, ch, f},
-                                  {1, oh, ow, f}, pad);
-              c.inputs.push_back(xNhwc.clone());
-              c.inputs.push_back(randomTensor({kh, kh, ch, f}, 2));
-              c.ref = onednn::prepareConv2d(xNhwc, c.inputs[1], onednn::ConvLayout::NHWC_HWCF,
+                                  {1, oh, ow, f}, pad, weightsInModel ? &filter : nullptr);
+              c.ref = onednn::prepareConv2d(xNhwc, filter, onednn::ConvLayout::NHWC_HWCF,
                                             window, onednn::Activations::Caller);
+              c.inputs.push_back(xNhwc.clone());
+              if (!weightsInModel)
+                c.inputs.push_back(std::move(filter));
             } else {
               c.mlir = convModule("conv_2d_nchw_fchw", {1, ch, h, wd}, {f, ch, kh, kh},
                                   {1, f, oh, ow}, pad);
@@ -462,6 +475,10 @@ std::vector<CaseFactory> allCases() {
       convCase(false, 14, 14, 1024, 256, 1, 0),
       convCase(false, 7, 7, 512, 512, 3, 1),
       convCase(false, 7, 7, 512, 2048, 1, 0),
+      // The same with the filter in the model, as a network's layers have it.
+      convCase(false, 14, 14, 256, 256, 3, 1, true),
+      convCase(false, 7, 7, 512, 512, 3, 1, true),
+      convCase(false, 7, 7, 512, 2048, 1, 0, true),
       depthwiseCase(112, 112, 32, 3, 1),
       fusedMatmulCase(384, 768, 768),
       elementwiseChainCase(4096, 4096),
