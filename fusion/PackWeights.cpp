@@ -62,6 +62,9 @@ constexpr int64_t kManyRowsPanel = 32;
 /// rows and bytes on (the pass over B then costs under 2 % of the matmul).
 constexpr int64_t kRunTimePackRows = 64;
 constexpr int64_t kRunTimePackBytes = 1 << 20;
+/// A 1x1 convolution's filter that is an input is packed at run time only
+/// when its rows (one input channel's output channels) are this far apart.
+constexpr int64_t kRunTimePackRowBytes = 2048;
 
 /// The panel width for N columns and `rows` rows: kPanel (kManyRowsPanel
 /// past kMaxRows rows), or half or a quarter of it when that divides N and
@@ -714,11 +717,26 @@ struct PackConstantConv1x1Filter : public OpRewritePattern<linalg::Conv2DNhwcHwc
           (strides[d - 1] == 1 && xType.getDimSize(d) != outType.getDimSize(d)))
         return rewriter.notifyMatchFailure(op, "the output is not the strided input's image");
     int64_t pixels = outType.getDimSize(0) * outType.getDimSize(1) * outType.getDimSize(2);
+    int64_t c = wType.getDimSize(2), n = wType.getDimSize(3);
+    Type elem = wType.getElementType();
     std::optional<ArrayRef<char>> bytes;
-    if (failed(packable(rewriter, op, x, w, init, pixels, bytes)))
-      return failure();
+    int64_t width = panelWidth(n, pixels);
+    if (w.getDefiningOp<arith::ConstantOp>()) {
+      if (failed(packable(rewriter, op, x, w, init, pixels, bytes)))
+        return failure();
+    } else if (!elem.isF32() || !xType.getElementType().isF32() ||
+               !outType.getElementType().isF32() || pixels <= kMaxRows || n % width != 0 ||
+               n < 2 * width || c * n * 4 < kRunTimePackBytes || n * 4 < kRunTimePackRowBytes) {
+      // A filter that is an input: packed at run time as a matmul's B is
+      // (PackMatmulRhsAtRunTime), when each tile of pixel rows would read
+      // it again with its rows far apart (1x1 512 -> 2048 on a 7x7 map ran
+      // at 0.43 of oneDNN, 0.55 packed; 256 -> 1024 on 14x14, 0.79 -> 0.87).
+      // Rows 1 KB apart read well enough in place (1024 -> 256 on 14x14:
+      // 0.87-0.89 of oneDNN, 0.77-0.79 with the pass that packs them).
+      return rewriter.notifyMatchFailure(
+          op, "a run-time filter packs in f32, whole panels, past 8 pixels, 1 MB and 2 KB rows");
+    }
     if (strides[0] != 1 || strides[1] != 1) {
-      Location loc = op.getLoc();
       auto picked = RankedTensorType::get({outType.getDimSize(0), outType.getDimSize(1),
                                            outType.getDimSize(2), xType.getDimSize(3)},
                                           xType.getElementType());
@@ -727,17 +745,32 @@ struct PackConstantConv1x1Filter : public OpRewritePattern<linalg::Conv2DNhwcHwc
         sizes.push_back(rewriter.getIndexAttr(d));
       for (int64_t st : {int64_t(1), strides[0], strides[1], int64_t(1)})
         steps.push_back(rewriter.getIndexAttr(st));
-      x = tensor::ExtractSliceOp::create(rewriter, loc, picked, x, offsets, sizes, steps);
+      x = tensor::ExtractSliceOp::create(rewriter, op.getLoc(), picked, x, offsets, sizes, steps);
     }
-    rewriter.replaceOp(op, packedContraction(rewriter, op.getLoc(), x, *bytes,
-                                             wType.getDimSize(2), wType.getDimSize(3), pixels,
-                                             wType.getElementType(), init));
+    Location loc = op.getLoc();
+    if (bytes) {
+      rewriter.replaceOp(op, packedContraction(rewriter, loc, x, *bytes, c, n, pixels, elem, init));
+      return success();
+    }
+    // [1, 1, C, F] -> [C, P, T] -> panels [P, C, T].
+    Value split = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({c, n / width, width}, elem),
+        tensor::CollapseShapeOp::create(rewriter, loc, w,
+                                        SmallVector<ReassociationIndices>{{0, 1, 2}, {3}}),
+        SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{n / width, c, width}, elem);
+    Value packedB =
+        linalg::TransposeOp::create(rewriter, loc, split, empty, ArrayRef<int64_t>{1, 0, 2})
+            ->getResult(0);
+    rewriter.replaceOp(op, packedContraction(rewriter, loc, x, packedB, n, width, elem, init));
     return success();
   }
 };
 
-/// A KxK NHWC convolution (not 1x1) with a constant filter too large to
-/// stay in L2 between the rows of its output. The HWCF filter's 32 output
+/// A KxK NHWC convolution (not 1x1) with a filter too large to stay in L2
+/// between the rows of its output (a constant, packed at compile time; an
+/// input, at run time). The HWCF filter's 32 output
 /// channels of a register tile lie F x 4 bytes apart at every tap and input
 /// channel (2 KB for 512 channels): each row of output pixels streams that
 /// strided slab again from memory (ResNet-50's 3x3 512 -> 512 on 7x7 maps,
@@ -776,15 +809,40 @@ struct PackConstantConvFilter : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp
     int64_t n = outType.getDimSize(3), width = panelWidth(n, pixels);
     if (n % width != 0)
       return rewriter.notifyMatchFailure(op, "output channels not a whole number of panels");
-    std::optional<ArrayRef<char>> bytes;
-    if (failed(packable(rewriter, op, x, w, init, pixels, bytes)))
-      return failure();
     Location loc = op.getLoc();
     Type elem = wType.getElementType(), accElem = outType.getElementType();
     int64_t panels = n / width;
-    Value filter = packedConstant(
-        rewriter, loc, *bytes, {wType.getDimSize(0), wType.getDimSize(1), wType.getDimSize(2)},
-        n, width, elem);
+    Value filter;
+    if (w.getDefiningOp<arith::ConstantOp>()) {
+      std::optional<ArrayRef<char>> bytes;
+      if (failed(packable(rewriter, op, x, w, init, pixels, bytes)))
+        return failure();
+      filter = packedConstant(rewriter, loc, *bytes,
+                              {wType.getDimSize(0), wType.getDimSize(1), wType.getDimSize(2)},
+                              n, width, elem);
+    } else {
+      // A filter that is an input (a user's convolution of two tensors):
+      // the same panels, packed at run time (a reshape and a transpose, its
+      // own dispatch, one pass over the filter). Read in place, 3x3
+      // 512 -> 512 on a 7x7 map ran at 0.35 of oneDNN.
+      auto xType = dyn_cast<RankedTensorType>(x.getType());
+      if (!xType || !xType.hasStaticShape() || !elem.isF32() || !accElem.isF32() ||
+          !xType.getElementType().isF32() || n < 2 * width)
+        return rewriter.notifyMatchFailure(op, "a run-time filter packs in f32, two panels on");
+      SmallVector<int64_t> split(wType.getShape().take_front(3));
+      split.append({panels, width});
+      Value splitFilter = tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get(split, elem), w,
+          SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+      Value empty = tensor::EmptyOp::create(
+          rewriter, loc,
+          ArrayRef<int64_t>{panels, wType.getDimSize(0), wType.getDimSize(1), wType.getDimSize(2),
+                            width},
+          elem);
+      filter = linalg::TransposeOp::create(rewriter, loc, splitFilter, empty,
+                                           ArrayRef<int64_t>{3, 0, 1, 2, 4})
+                   ->getResult(0);
+    }
     Value acc = accumulatorInPanels(rewriter, loc, init, panels, width);
     // Loops (n, h, w, p, t, kh, kw, c).
     MLIRContext *ctx = rewriter.getContext();

@@ -280,6 +280,36 @@ TEST_CASE("conv2d nhwc 1x17x17x160 -> 160 1x7 pad 3, uneven workgroups of rows",
       .threads(2).check();
 }
 
+// Filters that are inputs and too large to stay in cache: packed into
+// panels at run time (jitrun-fusion-pack-weights), KxK and 1x1, strided.
+TEST_CASE("conv2d nhwc 1x7x7x512 -> 512 3x3 pad 1, the filter packed at run time",
+          "[conv][conv_nhwc]") {
+  Conv2DTester().layout(ConvLayout::NHWC_HWCF).batch(1).inputSize(7, 7)
+      .inputChannels(512).outputChannels(512).kernel(3, 3).padding(1)
+      .threads(GENERATE(1, 2)).check();
+}
+
+TEST_CASE("conv2d nhwc 1x14x14x256 -> 256 3x3 stride 2 pad 1, the filter packed at run time",
+          "[conv][conv_nhwc]") {
+  Conv2DTester().layout(ConvLayout::NHWC_HWCF).batch(1).inputSize(14, 14)
+      .inputChannels(256).outputChannels(256).kernel(3, 3).stride(2).padding(1)
+      .threads(2).check();
+}
+
+TEST_CASE("conv2d nhwc 1x7x7x512 -> 2048 1x1, the filter packed at run time",
+          "[conv][conv_nhwc]") {
+  Conv2DTester().layout(ConvLayout::NHWC_HWCF).batch(1).inputSize(7, 7)
+      .inputChannels(512).outputChannels(2048).kernel(1, 1)
+      .threads(GENERATE(1, 2)).check();
+}
+
+TEST_CASE("conv2d nhwc 1x13x13x512 -> 1024 1x1 stride 2, the filter packed at run time",
+          "[conv][conv_nhwc]") {
+  Conv2DTester().layout(ConvLayout::NHWC_HWCF).batch(1).inputSize(13, 13)
+      .inputChannels(512).outputChannels(1024).kernel(1, 1).stride(2)
+      .threads(2).check();
+}
+
 TEST_CASE("conv2d nhwc 1x15x13x3 -> 5 3x3 stride 2 pad 1", "[conv][conv_nhwc]") {
   Conv2DTester().layout(ConvLayout::NHWC_HWCF).batch(1).inputSize(15, 13)
       .inputChannels(3).outputChannels(5).kernel(3, 3).stride(2).padding(1)

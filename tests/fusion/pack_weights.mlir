@@ -290,3 +290,46 @@ func.func @activations_few_rows(%a: tensor<63x512xf32>, %b: tensor<512x512xf32>)
   %r = linalg.matmul ins(%a, %b : tensor<63x512xf32>, tensor<512x512xf32>) outs(%f : tensor<63x512xf32>) -> tensor<63x512xf32>
   return %r : tensor<63x512xf32>
 }
+
+// A convolution's filter that is an input (a user's convolution of two
+// tensors) is packed at run time into the panels a constant one gets at
+// compile time: a KxK filter of 768 KB or more ([KH][KW][C][P][T], then
+// [P][KH][KW][C][T]); a 1x1 one as a matmul's B, when it is 1 MiB or more
+// and its rows 2 KB or more apart. 1x1 1024 -> 256 (1 KB rows): as it is.
+// PACK-LABEL: func.func @conv3x3_filter_input(
+// PACK:         %[[S:.*]] = tensor.expand_shape %arg1 {{\[\[}}0], [1], [2], [3, 4]] output_shape [3, 3, 512, 16, 32] : tensor<3x3x512x512xf32> into tensor<3x3x512x16x32xf32>
+// PACK:         %[[P:.*]] = linalg.transpose ins(%[[S]] : tensor<3x3x512x16x32xf32>) outs(%{{.*}} : tensor<16x3x3x512x32xf32>) permutation = [3, 0, 1, 2, 4]
+// PACK:         linalg.generic {{.*}} ins(%{{.*}}, %[[P]] : tensor<1x9x9x512xf32>, tensor<16x3x3x512x32xf32>) outs(%{{.*}} : tensor<1x7x7x16x32xf32>)
+// PACK-NOT:     linalg.conv_2d_nhwc_hwcf
+func.func @conv3x3_filter_input(%x: tensor<1x9x9x512xf32>, %w: tensor<3x3x512x512xf32>) -> tensor<1x7x7x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x7x7x512xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x9x9x512xf32>, tensor<3x3x512x512xf32>) outs(%f : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  return %r : tensor<1x7x7x512xf32>
+}
+
+// PACK-LABEL: func.func @conv1x1_filter_input(
+// PACK:         %[[C:.*]] = tensor.collapse_shape %arg1 {{\[\[}}0, 1, 2], [3]] : tensor<1x1x512x2048xf32> into tensor<512x2048xf32>
+// PACK:         %[[S:.*]] = tensor.expand_shape %[[C]] {{\[\[}}0], [1, 2]] output_shape [512, 64, 32] : tensor<512x2048xf32> into tensor<512x64x32xf32>
+// PACK:         %[[P:.*]] = linalg.transpose ins(%[[S]] : tensor<512x64x32xf32>) outs(%{{.*}} : tensor<64x512x32xf32>) permutation = [1, 0, 2]
+// PACK:         linalg.generic {{.*}} ins(%arg0, %[[P]] : tensor<1x7x7x512xf32>, tensor<64x512x32xf32>) {{.*}} attrs = {jitrun.packed_panels}
+// PACK-NOT:     linalg.conv_2d_nhwc_hwcf
+func.func @conv1x1_filter_input(%x: tensor<1x7x7x512xf32>, %w: tensor<1x1x512x2048xf32>) -> tensor<1x7x7x2048xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x7x7x2048xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x7x2048xf32>) -> tensor<1x7x7x2048xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x7x7x512xf32>, tensor<1x1x512x2048xf32>) outs(%f : tensor<1x7x7x2048xf32>) -> tensor<1x7x7x2048xf32>
+  return %r : tensor<1x7x7x2048xf32>
+}
+
+// PACK-LABEL: func.func @conv1x1_filter_input_near_rows(
+// PACK-NOT:     linalg.transpose
+// PACK:         linalg.conv_2d_nhwc_hwcf
+func.func @conv1x1_filter_input_near_rows(%x: tensor<1x14x14x1024xf32>, %w: tensor<1x1x1024x256xf32>) -> tensor<1x14x14x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x14x14x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x14x14x256xf32>) -> tensor<1x14x14x256xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x14x14x1024xf32>, tensor<1x1x1024x256xf32>) outs(%f : tensor<1x14x14x256xf32>) -> tensor<1x14x14x256xf32>
+  return %r : tensor<1x14x14x256xf32>
+}
