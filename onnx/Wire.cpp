@@ -151,13 +151,15 @@ struct Walk {
     return true;
   }
 
-  bool model(size_t pos, size_t end) {
+  /// A message's fields copied, but for field `number` (bytes: a nested
+  /// message), rewritten by `inner`.
+  bool message(size_t pos, size_t end, uint64_t number, Message inner) {
     Field f;
     while (pos < end) {
       if (!nextField(in, end, pos, f))
         return false;
-      if (f.number == kModelGraph && f.type == kBytesType) {
-        if (!nested(f, &Walk::graph))
+      if (f.number == number && f.type == kBytesType) {
+        if (!nested(f, inner))
           return false;
       } else {
         w.put(in.slice(f.begin, f.end));
@@ -166,22 +168,12 @@ struct Walk {
     return true;
   }
 
+  bool model(size_t pos, size_t end) { return message(pos, end, kModelGraph, &Walk::graph); }
   bool graph(size_t pos, size_t end) {
-    Field f;
-    while (pos < end) {
-      if (!nextField(in, end, pos, f))
-        return false;
-      if (f.number == kGraphInitializer && f.type == kBytesType) {
-        if (!nested(f, &Walk::tensor))
-          return false;
-        ++initializer;
-      } else {
-        w.put(in.slice(f.begin, f.end));
-      }
-    }
-    return true;
+    return message(pos, end, kGraphInitializer, &Walk::tensor);
   }
 
+  /// An initializer (the graph's next).
   bool tensor(size_t pos, size_t end) {
     Field f;
     while (pos < end) {
@@ -189,8 +181,12 @@ struct Walk {
         return false;
       if (f.number == kPadField && f.type == kBytesType)
         continue; // an earlier alignment's padding
-      bool large = f.number == kTensorRawData && f.type == kBytesType &&
-                   f.end - f.payload >= kLargeRawBytes;
+      bool isRaw = f.number == kTensorRawData && f.type == kBytesType;
+      bool large = isRaw && f.end - f.payload >= kLargeRawBytes;
+      // Of several raw_data fields the last counts, as protobuf parses them.
+      if (isRaw && mode == Mode::Strip && !raw->empty() &&
+          raw->back().initializer == initializer)
+        raw->pop_back();
       if (large && mode == Mode::Strip) {
         raw->push_back(RawData{initializer, in.slice(f.payload, f.end)});
         continue;
@@ -208,6 +204,7 @@ struct Walk {
       }
       w.put(in.slice(f.begin, f.end));
     }
+    ++initializer;
     return true;
   }
 };

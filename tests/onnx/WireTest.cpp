@@ -73,6 +73,18 @@ onnx::ModelProto model(int64_t n) {
   return m;
 }
 
+/// Field `field` of wire type 2 (bytes, a nested message) holding `payload`.
+std::string lengthDelimited(uint32_t field, const std::string &payload) {
+  std::string out;
+  for (uint64_t v : {uint64_t(field) << 3 | 2, uint64_t(payload.size())}) {
+    do {
+      out.push_back(static_cast<char>((v & 0x7f) | (v > 0x7f ? 0x80 : 0)));
+      v >>= 7;
+    } while (v);
+  }
+  return out + payload;
+}
+
 /// The dense constant of `n` elements of `module`, or null.
 mlir::DenseElementsAttr denseConstant(mlir::ModuleOp module, int64_t n) {
   mlir::DenseElementsAttr found;
@@ -181,33 +193,31 @@ TEST_CASE("an import uses aligned weights where they lie only when told to", "[o
   auto inside = [&](llvm::ArrayRef<char> data) {
     return data.data() >= aligned.begin() && data.end() <= aligned.end();
   };
-  for (bool inPlace : {true, false}) {
+  // Aligned bytes in place or copied, and the original bytes (not
+  // aligned): copied; the same values each time.
+  struct Import {
+    llvm::StringRef bytes;
+    bool inPlace, inside;
+  };
+  for (Import c : {Import{aligned, true, true}, Import{aligned, false, false},
+                   Import{bytes, true, false}}) {
     mlir::MLIRContext context;
     OnnxImportOptions options;
-    options.weightsInPlace = inPlace;
-    mlir::OwningOpRef<mlir::ModuleOp> module = importOnnx(context, aligned, "wire.onnx", options);
+    options.weightsInPlace = c.inPlace;
+    mlir::OwningOpRef<mlir::ModuleOp> module = importOnnx(context, c.bytes, "wire.onnx", options);
     REQUIRE(module);
     llvm::ArrayRef<char> data = resourceData(*module);
     REQUIRE(data.size() == size_t(n) * 4);
-    float first = 0, last = 0;
+    CHECK(reinterpret_cast<uintptr_t>(data.data()) % 64 == 0);
+    float first = 0, middle = 0, last = 0;
     std::memcpy(&first, data.data(), 4);
+    std::memcpy(&middle, data.data() + 4 * 123, 4);
     std::memcpy(&last, data.data() + data.size() - 4, 4);
     CHECK(first == 1.0f);
-    CHECK(last == static_cast<float>(n - 1) + 1.0f);
-    CHECK(inside(data) == inPlace);
+    CHECK(middle == 124.0f);
+    CHECK(last == static_cast<float>(n));
+    CHECK(inside(data) == c.inside);
   }
-  // The original bytes (not aligned): copied, the same values.
-  mlir::MLIRContext context;
-  OnnxImportOptions options;
-  options.weightsInPlace = true;
-  mlir::OwningOpRef<mlir::ModuleOp> module = importOnnx(context, bytes, "wire.onnx", options);
-  REQUIRE(module);
-  llvm::ArrayRef<char> data = resourceData(*module);
-  REQUIRE(data.size() == size_t(n) * 4);
-  CHECK(reinterpret_cast<uintptr_t>(data.data()) % 64 == 0);
-  float v = 0;
-  std::memcpy(&v, data.data() + 4 * 123, 4);
-  CHECK(v == 124.0f);
 }
 
 TEST_CASE("a stripped initializer the importer folds keeps its values", "[onnx]") {
@@ -240,4 +250,40 @@ TEST_CASE("stripped raw data of the wrong length is a clean error", "[onnx]") {
   });
   CHECK_FALSE(importOnnx(context, bytes, "wire.onnx", OnnxImportOptions()));
   CHECK(errors.find("tensor 'W' holds 280000 bytes of data, not 280004") != std::string::npos);
+}
+
+TEST_CASE("of several raw_data fields the last counts, as protobuf's parse has it", "[onnx]") {
+  onnx::ModelProto m = model(70000);
+  std::string bytes = m.SerializeAsString();
+  // Two models appended to its bytes, which protobuf merges into it (their
+  // graphs' initializers follow its four): a fifth initializer W3 of large
+  // raw data, and a sixth holding two raw_data fields, a large one and then
+  // a small one, which is the one protobuf keeps.
+  onnx::ModelProto extra;
+  onnx::TensorProto *t = extra.mutable_graph()->add_initializer();
+  t->set_name("W3");
+  t->set_raw_data(std::string(100000, '\1'));
+  std::string fifth = extra.SerializeAsString();
+  onnx::TensorProto small;
+  small.set_raw_data("abcd");
+  std::string sixth = lengthDelimited(
+      7, lengthDelimited(5, t->SerializeAsString() + small.SerializeAsString()));
+  std::string all = bytes + fifth + sixth;
+
+  std::vector<RawData> raw;
+  std::optional<std::string> stripped = strippedModel(all, raw);
+  REQUIRE(stripped);
+  onnx::ModelProto parsed, whole;
+  REQUIRE(parsed.ParseFromString(*stripped));
+  REQUIRE(whole.ParseFromString(all));
+  REQUIRE(parsed.graph().initializer_size() == 6);
+  REQUIRE(whole.graph().initializer_size() == 6);
+  // W, W2, W3 stripped; the sixth (W3 then "abcd") keeps its small last one.
+  REQUIRE(raw.size() == 3);
+  CHECK(raw[0].initializer == 1);
+  CHECK(raw[1].initializer == 3);
+  CHECK(raw[2].initializer == 4);
+  CHECK(raw[2].bytes == whole.graph().initializer(4).raw_data());
+  CHECK(parsed.graph().initializer(5).raw_data() == "abcd");
+  CHECK(whole.graph().initializer(5).raw_data() == "abcd");
 }
