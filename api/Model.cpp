@@ -9,6 +9,7 @@
 #include "api/Model.h"
 
 #include "compiler/Compiler.h"
+#include "compiler/KernelCompiler.h"
 #include "contract/WeightMemo.h"
 #include "support/Files.h"
 
@@ -99,6 +100,8 @@ CompiledModel::compileBuffer(llvm::StringRef bytes, llvm::StringRef name,
     // earlier one built while a program of the model still holds them,
     // instead of building them again.
     model->options.weightMemo = std::make_shared<WeightMemo>(model->bytes);
+    // And the kernels earlier compiles made, with or without a cache folder.
+    model->options.kernelMemo = std::make_shared<KernelMemo>();
     model->options.cancelled = [m = model.get(), outer = options.cancelled] {
       return m->cancelling.load(std::memory_order_relaxed) || (outer && outer());
     };
@@ -524,12 +527,11 @@ CompiledModel::planFor(const std::vector<std::vector<int64_t>> &shapes) {
   }
   // Tiered, at a size it cannot split (a sequence through attention): a
   // program whose kernels are generic in the dynamic dims where they can
-  // be, which the kernel cache holds from an earlier size, runs now; the
-  // exact one compiles in the background and replaces it. Generic keeps
-  // the generic program.
-  bool tiered = (options.shapePolicy == ShapePolicy::Tiered ||
-                 options.shapePolicy == ShapePolicy::Generic) &&
-                !options.cacheDir.empty();
+  // be, which the kernel memo (and the cache folder, if any) holds from an
+  // earlier size, runs now; the exact one compiles in the background and
+  // replaces it. Generic keeps the generic program.
+  bool tiered = options.shapePolicy == ShapePolicy::Tiered ||
+                options.shapePolicy == ShapePolicy::Generic;
   std::vector<std::vector<int64_t>> previous; // the latest compiled shapes
   {
     std::lock_guard<std::mutex> lock(mutex);

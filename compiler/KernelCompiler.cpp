@@ -296,6 +296,40 @@ static std::string writeCacheEntry(const std::string &dir, const std::string &ke
   return "";
 }
 
+bool KernelMemo::find(const std::string &key, CompiledKernel &kernel) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = kernels.find(key);
+  if (it == kernels.end())
+    return false;
+  kernel = it->second;
+  kernel.fromCache = true;
+  return true;
+}
+
+void KernelMemo::remember(const std::string &key, const CompiledKernel &kernel) {
+  if (!kernel.error.empty() || kernel.object.size() > kMaxBytes)
+    return;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, added] = kernels.insert_or_assign(key, kernel);
+  // Warnings were given once, by the compile that made it (as a cache
+  // folder's entries keep none).
+  it->second.warnings.clear();
+  if (added) {
+    order.push_back(key);
+  } else {
+    bytes -= std::min(bytes, it->second.object.size());
+  }
+  bytes += kernel.object.size();
+  while (bytes > kMaxBytes && !order.empty()) {
+    auto old = kernels.find(order.front());
+    if (old != kernels.end()) {
+      bytes -= std::min(bytes, old->second.object.size());
+      kernels.erase(old);
+    }
+    order.pop_front();
+  }
+}
+
 KernelCompiler::KernelCompiler(const CompileOptions &options) : options(options) {}
 
 std::string KernelCompiler::keyOf(func::FuncOp dispatch) const {
@@ -365,8 +399,12 @@ std::vector<CompiledKernel> KernelCompiler::compileAll(llvm::ArrayRef<KernelJob>
         results[i].error = "the compile was cancelled";
         continue;
       }
+      if (options.kernelMemo && options.kernelMemo->find(jobs[i].key, results[i]))
+        continue;
       if (useCache && readCacheEntry(options.cacheDir, jobs[i].key, jobs[i].symbol, results[i])) {
         touchCacheEntry(options.cacheDir + "/" + jobs[i].key + ".jrk");
+        if (options.kernelMemo)
+          options.kernelMemo->remember(jobs[i].key, results[i]);
         continue;
       }
       if (!workspace)
@@ -375,6 +413,8 @@ std::vector<CompiledKernel> KernelCompiler::compileAll(llvm::ArrayRef<KernelJob>
           compileKernelIsolated(*workspace, jobs[i].text, jobs[i].name, jobs[i].symbol);
       if (results[i].error.empty() && useCache)
         cacheWriteErrors[i] = writeCacheEntry(options.cacheDir, jobs[i].key, results[i]);
+      if (options.kernelMemo)
+        options.kernelMemo->remember(jobs[i].key, results[i]);
     }
   };
   // One context per thread (MLIRContext is not for concurrent use); at most
@@ -407,6 +447,8 @@ CompiledKernel KernelCompiler::recompile(const KernelJob &job) {
   CompiledKernel r = compileKernelIsolated(workspace, job.text, job.name, job.symbol);
   if (r.error.empty() && useCache)
     (void)writeCacheEntry(options.cacheDir, job.key, r);
+  if (options.kernelMemo)
+    options.kernelMemo->remember(job.key, r);
   return r;
 }
 

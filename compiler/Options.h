@@ -21,6 +21,7 @@ class PassManager;
 
 namespace jitrun {
 
+class KernelMemo;
 class WeightMemo;
 
 /// The cache folder a compile uses unless told otherwise: $JITRUN_CACHE_DIR
@@ -145,6 +146,11 @@ struct CompileOptions {
   /// an earlier one built while a program still holds them
   /// (contract/WeightMemo.h). Null: each compile builds its own.
   std::shared_ptr<WeightMemo> weightMemo;
+  /// The kernels the compiles of one model with dynamic dims compiled or
+  /// read, in memory (compiler/KernelCompiler.h): a compile at a new shape
+  /// takes those of equal key (its generic kernels, shapes seen before)
+  /// without a cache folder, too. Null: none shared.
+  std::shared_ptr<KernelMemo> kernelMemo;
   /// The cache folder's size cap: after a compile that wrote to it, the
   /// least recently used entries go until it is under 90 % of this. 0: no cap.
   uint64_t cacheMaxBytes = uint64_t(1) << 30;

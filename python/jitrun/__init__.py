@@ -144,8 +144,8 @@ def load(model, *, threads=0, fusion="default", function=None, cache_dir=None,
         for a new batch. "buckets": as "tiered", but only powers of two
         compile (37 runs as 32 + 4 + 1 once those are in): a bounded set
         of programs for every batch size. A new sequence length (a dim
-        that cannot be split) runs at once under "tiered", with a cache
-        folder, on kernels generic in it while its own program compiles;
+        that cannot be split) runs at once under "tiered" on kernels
+        generic in it (kept in memory) while its own program compiles;
         "generic" stays on those kernels and never compiles a new size's
         own program.
     memory_limit: the most bytes the model may allocate (0: no limit).

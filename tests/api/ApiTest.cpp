@@ -304,6 +304,35 @@ TEST_CASE("C++ API: the generic policy runs new sequence lengths on generic kern
                 });
 }
 
+TEST_CASE("C++ API: without a cache folder, a model's kernels stay in memory", "[api]") {
+  // No cache folder. Generic policy: the first new length compiles the
+  // kernels generic in it, and later lengths take them from the model's
+  // memory (before, each new length compiled a program of its own, every
+  // kernel anew). One program kept: a length compiled again after its
+  // program went takes all its kernels from memory.
+  bertAtLengths(jitrun::Options().cacheDir("").shapePolicy("generic"), {16, 7, 33, 9}, 7,
+                [](jitrun::Model &model, size_t s, bool last) {
+                  jitrun_statistics_t st = model.statistics();
+                  if (s != 16)
+                    CHECK(st.generic_kernels > 0);
+                  if (s == 33 || s == 9)
+                    CHECK(st.cached_kernels > 0);
+                  if (last)
+                    CHECK(model.specializations() == 4);
+                });
+  int runs = 0;
+  bertAtLengths(jitrun::Options().cacheDir("").shapePolicy("specialize").maxSpecializations(1),
+                {16, 7, 16}, 8, [&](jitrun::Model &model, size_t, bool) {
+                  jitrun_statistics_t st = model.statistics();
+                  if (++runs < 3) {
+                    CHECK(st.cached_kernels < st.executables);
+                  } else {
+                    CHECK(st.executables > 0);
+                    CHECK(st.cached_kernels == st.executables);
+                  }
+                });
+}
+
 TEST_CASE("C++ API: weights shared between shapes stay right as programs come and go", "[api]") {
   // One program kept at a time and a cache folder: each length's weights
   // live in mapped weight files that go with its program, and lengths of

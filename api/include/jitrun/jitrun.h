@@ -212,9 +212,9 @@ JITRUN_API jitrun_status_t jitrun_options_set_max_specializations(jitrun_options
  *  such a dim. "buckets": as "tiered", but only powers of two of such a
  *  dim compile (37 runs as 32 + 4 + 1 once those are compiled): a bounded
  *  set of programs for every batch size. A new size of a dim that cannot
- *  be split (a sequence through attention) runs at once under "tiered",
- *  with a cache folder, on kernels generic in that dim while its own
- *  program compiles. "generic": as "split" along a splittable dim, and a
+ *  be split (a sequence through attention) runs at once under "tiered"
+ *  on kernels generic in that dim (kept in the model's memory and the
+ *  cache folder) while its own program compiles. "generic": as "split" along a splittable dim, and a
  *  new size of another runs on the generic kernels for good (its own
  *  program never compiles). Where nothing fitting is compiled yet, every
  *  policy compiles as "specialize" does. */
