@@ -569,7 +569,7 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
       onnxOptions.inputShapes = options.inputShapes;
       onnxOptions.argumentShapes = options.argumentShapes;
       // Page-aligned bytes outlive the compile, as bytecode's above: weights
-      // aligned in them (alignedModelCopy) are used where they lie.
+      // aligned in them (modelCopyForCompiles) are used where they lie.
       if (reinterpret_cast<uintptr_t>(bytes.data()) % kPageBytes == 0) {
         onnxOptions.weightsInPlace = true;
         parsedInPlace = bytes;

@@ -39,7 +39,7 @@ struct OnnxImportOptions {
   std::vector<std::vector<int64_t>> argumentShapes;
   /// The model's bytes outlive the import (a program copies what it keeps
   /// of them): weights whose raw data lie 64-byte aligned in them are used
-  /// there, not copied (a dynamic model's bytes as alignedModelCopy laid
+  /// there, not copied (a dynamic model's bytes as modelCopyForCompiles laid
   /// them out).
   bool weightsInPlace = false;
 };
