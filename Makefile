@@ -199,17 +199,18 @@ fuzz: fuzz-regressions
 	  ls $(FUZZ_DIR)/artifacts; exit $$status
 
 # CI's sanitizer pass (`.ci/run`): an ASan+UBSan build (SAN_FLAGS) of the libraries, the
-# CLI, jit-opt, the unit and API tests, and a run of the suites that reach
-# every pass and the API: unit tests, the C and C++ API tests, the lit tests
+# CLI, jit-opt, the unit, API and ONNX wire tests, and a run of the suites that reach
+# every pass and the API: unit tests, the C and C++ API tests, the ONNX
+# importer's wire-format walk on damaged models, the lit tests
 # of every fusion, codegen and import pass and the CLI's hostile-input tests.
 ASAN_CI_BUILD ?= build-asan-ci
 ASAN_CI_LIT ?= (codegen|fusion|pipeline)/|cli/(onnx_import|integer_division|gather_out_of_range|bool_tensors|file_kinds|kernel_cache|kernel_cache_full_disk|calls_and_messages|host_if|deep_nesting|huge_constant|random_bytes|truncated_mlir|memory_limit|int8_matmul_epilogue_values|wrong_input|squeeze_excite|parallel_pad|pad_border_fill|integer_math_tiles|generic_kernels|dispatch_writes_in_place|program_cache)
 test-asan-ci: setup-sanitize
 	cmake -S . -B $(ASAN_CI_BUILD) $(SAN_CMAKE) -DJITRUN_SANITIZE=address
 	cmake --build $(ASAN_CI_BUILD) -j $(JOBS) --target jitrun jit-opt jitrun_models \
-	  jitrun_unit_tests jitrun_api_c_test jitrun_api_tests
+	  jitrun_unit_tests jitrun_api_c_test jitrun_api_tests jitrun_onnx_tests
 	cd $(ASAN_CI_BUILD) && env $(SAN_ENV) LIT_FILTER='$(ASAN_CI_LIT)' \
-	  ctest --output-on-failure -j $(JOBS) -R '^(unit_tests|api\.c|api\.cpp|lit)$$'
+	  ctest --output-on-failure -j $(JOBS) -R '^(unit_tests|api\.c|api\.cpp|onnx_wire|lit)$$'
 
 # Keeps going after a failure so that one run reports all three parts.
 test-sanitize:
