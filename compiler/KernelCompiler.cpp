@@ -310,15 +310,15 @@ void KernelMemo::remember(const std::string &key, const CompiledKernel &kernel) 
   if (!kernel.error.empty() || kernel.object.size() > kMaxBytes)
     return;
   std::lock_guard<std::mutex> lock(mutex);
-  auto [it, added] = kernels.insert_or_assign(key, kernel);
+  auto [it, added] = kernels.try_emplace(key);
+  if (added)
+    order.push_back(key);
+  else
+    bytes -= std::min(bytes, it->second.object.size()); // the kernel it replaces
+  it->second = kernel;
   // Warnings were given once, by the compile that made it (as a cache
   // folder's entries keep none).
   it->second.warnings.clear();
-  if (added) {
-    order.push_back(key);
-  } else {
-    bytes -= std::min(bytes, it->second.object.size());
-  }
   bytes += kernel.object.size();
   while (bytes > kMaxBytes && !order.empty()) {
     auto old = kernels.find(order.front());

@@ -574,6 +574,28 @@ struct PackConstantMatmulRhs : public OpRewritePattern<linalg::MatmulOp> {
   }
 };
 
+/// `value` ([d..., N], N a multiple of `width`) in panels of `width` of its
+/// last dim, packed at run time: [N / width, d..., width] (a reshape, then a
+/// transpose: a dispatch of its own, one pass over `value`).
+static Value panelsAtRunTime(PatternRewriter &rewriter, Location loc, Value value,
+                             int64_t width) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank(), panels = type.getShape().back() / width;
+  SmallVector<int64_t> split(type.getShape().drop_back()), packed = {panels};
+  split.append({panels, width});
+  packed.append(type.getShape().begin(), type.getShape().end() - 1);
+  packed.push_back(width);
+  SmallVector<int64_t> perm = {rank - 1};
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    perm.push_back(d);
+  perm.push_back(rank);
+  Value splitValue = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(split, type.getElementType()), value,
+      lastDimSplit(rank));
+  Value empty = tensor::EmptyOp::create(rewriter, loc, packed, type.getElementType());
+  return linalg::TransposeOp::create(rewriter, loc, splitValue, empty, perm)->getResult(0);
+}
+
 /// A matmul's or batch matmul's A, B and accumulator types, when all are
 /// static and B is no constant (the operand the run-time packings take).
 struct RunTimeOperands {
@@ -672,15 +694,7 @@ struct PackMatmulRhsAtRunTime : public OpRewritePattern<linalg::MatmulOp> {
         k * n * 4 < kRunTimePackBytes || splitAcrossPanels(op->getResult(0), width))
       return rewriter.notifyMatchFailure(op, "small, few rows, or N not whole panels");
     Location loc = op.getLoc();
-    int64_t panels = n / width;
-    Value split = tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get({k, panels, width}, elem), b,
-        SmallVector<ReassociationIndices>{{0}, {1, 2}});
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{panels, k, width}, elem);
-    Value packedB =
-        linalg::TransposeOp::create(rewriter, loc, split, empty, ArrayRef<int64_t>{1, 0, 2})
-            ->getResult(0);
+    Value packedB = panelsAtRunTime(rewriter, loc, b, width);
     rewriter.replaceOp(op, packedContraction(rewriter, loc, a, packedB, n, width, elem, init));
     return success();
   }
@@ -752,17 +766,12 @@ struct PackConstantConv1x1Filter : public OpRewritePattern<linalg::Conv2DNhwcHwc
       rewriter.replaceOp(op, packedContraction(rewriter, loc, x, *bytes, c, n, pixels, elem, init));
       return success();
     }
-    // [1, 1, C, F] -> [C, P, T] -> panels [P, C, T].
-    Value split = tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get({c, n / width, width}, elem),
+    // [1, 1, C, F] as [C, F], in panels [P, C, T].
+    Value packedB = panelsAtRunTime(
+        rewriter, loc,
         tensor::CollapseShapeOp::create(rewriter, loc, w,
                                         SmallVector<ReassociationIndices>{{0, 1, 2}, {3}}),
-        SmallVector<ReassociationIndices>{{0}, {1, 2}});
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{n / width, c, width}, elem);
-    Value packedB =
-        linalg::TransposeOp::create(rewriter, loc, split, empty, ArrayRef<int64_t>{1, 0, 2})
-            ->getResult(0);
+        width);
     rewriter.replaceOp(op, packedContraction(rewriter, loc, x, packedB, n, width, elem, init));
     return success();
   }
@@ -829,19 +838,7 @@ struct PackConstantConvFilter : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp
       if (!xType || !xType.hasStaticShape() || !elem.isF32() || !accElem.isF32() ||
           !xType.getElementType().isF32() || n < 2 * width)
         return rewriter.notifyMatchFailure(op, "a run-time filter packs in f32, two panels on");
-      SmallVector<int64_t> split(wType.getShape().take_front(3));
-      split.append({panels, width});
-      Value splitFilter = tensor::ExpandShapeOp::create(
-          rewriter, loc, RankedTensorType::get(split, elem), w,
-          SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
-      Value empty = tensor::EmptyOp::create(
-          rewriter, loc,
-          ArrayRef<int64_t>{panels, wType.getDimSize(0), wType.getDimSize(1), wType.getDimSize(2),
-                            width},
-          elem);
-      filter = linalg::TransposeOp::create(rewriter, loc, splitFilter, empty,
-                                           ArrayRef<int64_t>{3, 0, 1, 2, 4})
-                   ->getResult(0);
+      filter = panelsAtRunTime(rewriter, loc, w, width); // [P, KH, KW, C, T]
     }
     Value acc = accumulatorInPanels(rewriter, loc, init, panels, width);
     // Loops (n, h, w, p, t, kh, kw, c).

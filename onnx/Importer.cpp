@@ -241,43 +241,39 @@ LogicalResult Importer::importInitializer(onnx::TensorProto &t) {
     return fail(error);
   auto [type, bytes] = *typed;
   size_t elementBytes = std::max<size_t>(1, type.getElementTypeBitWidth() / 8);
-  // Raw data the parse left where they lie (Wire.h).
+  // Weights: their bytes become a blob as they are (raw data the parse left
+  // where they lie, Wire.h, or the protobuf's copy given up); small tensors
+  // stay dense attributes, which folding reads.
+  std::optional<StringRef> raw;
+  std::optional<std::string> owned;
   if (auto it = rawData->find(&t); it != rawData->end()) {
-    StringRef raw = it->second;
-    if (raw.size() != bytes)
-      return fail("tensor '" + t.name() + "' holds " + std::to_string(raw.size()) +
+    if (it->second.size() != bytes)
+      return fail("tensor '" + t.name() + "' holds " + std::to_string(it->second.size()) +
                   " bytes of data, not " + std::to_string(bytes));
-    if (type.getNumElements() <= kFoldLimit || type.getElementType().isInteger(1)) {
-      t.set_raw_data(raw.str()); // folded from a dense attribute, below
-    } else {
-      Value v;
-      if (allElementsEqual(raw, elementBytes)) {
-        v = constant(DenseElementsAttr::getFromRawBuffer(
-            type, ArrayRef<char>(raw.data(), elementBytes)));
-      } else {
-        v = constant(DenseResourceElementsAttr::get(
-            type, t.name().empty() ? "onnx_initializer" : StringRef(t.name()),
-            rawDataBlob(raw, options.weightsInPlace)));
-      }
-      if (t.data_type() == onnx::TensorProto::UINT8)
-        markUnsigned(v);
-      values[t.name()] = v;
-      return success();
-    }
+    if (type.getNumElements() > kFoldLimit && !type.getElementType().isInteger(1))
+      raw = it->second;
+    else
+      t.set_raw_data(it->second.str()); // folded from a dense attribute, below
+  } else {
+    FailureOr<std::optional<std::string>> large = takeLargeData(t, type, bytes, baseDir, error);
+    if (failed(large))
+      return fail(error);
+    owned = std::move(*large);
+    if (owned)
+      raw = StringRef(*owned);
   }
-  // Weights: their bytes become a blob as they are, the protobuf's copy
-  // given up; small tensors stay dense attributes, which folding reads.
-  FailureOr<std::optional<std::string>> large = takeLargeData(t, type, bytes, baseDir, error);
-  if (failed(large))
-    return fail(error);
   Value v;
-  if (*large && allElementsEqual(**large, elementBytes)) {
+  if (raw && allElementsEqual(*raw, elementBytes)) {
     // All one value (a large initializer of zeros or ones): a splat, which
     // folds and takes no memory, not a blob.
-    v = constant(DenseElementsAttr::getFromRawBuffer(
-        type, ArrayRef<char>((*large)->data(), elementBytes)));
-  } else if (*large) {
-    v = constant(resourceOf(type, std::move(**large), t.name()));
+    v = constant(
+        DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(raw->data(), elementBytes)));
+  } else if (owned) {
+    v = constant(resourceOf(type, std::move(*owned), t.name()));
+  } else if (raw) {
+    v = constant(DenseResourceElementsAttr::get(
+        type, t.name().empty() ? "onnx_initializer" : StringRef(t.name()),
+        rawDataBlob(*raw, options.weightsInPlace)));
   } else {
     FailureOr<DenseElementsAttr> attr = tensorAttr(context, t, error, baseDir);
     if (failed(attr))

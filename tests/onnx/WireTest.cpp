@@ -64,7 +64,8 @@ onnx::ModelProto model(int64_t n) {
   add->add_input("x");
   add->add_input("W");
   add->add_output("y");
-  for (auto [list, name] : {std::pair{g.mutable_input(), "x"}, std::pair{g.mutable_output(), "y"}}) {
+  for (auto [list, name] :
+       {std::pair{g.mutable_input(), "x"}, std::pair{g.mutable_output(), "y"}}) {
     onnx::ValueInfoProto *v = list->Add();
     v->set_name(name);
     auto *tt = v->mutable_type()->mutable_tensor_type();
@@ -331,7 +332,8 @@ TEST_CASE("damaged models are refused or parsed as protobuf parses them, never r
     bool wholeParses = whole.ParseFromString(bytes);
     CHECK(part.ParseFromString(*stripped) == wholeParses);
     mlir::MLIRContext context;
-    mlir::ScopedDiagnosticHandler quiet(&context, [](mlir::Diagnostic &) { return mlir::success(); });
+    mlir::ScopedDiagnosticHandler quiet(&context,
+                                        [](mlir::Diagnostic &) { return mlir::success(); });
     (void)importOnnx(context, bytes, "damaged.onnx", OnnxImportOptions());
   }
   CHECK(refused > 0);
