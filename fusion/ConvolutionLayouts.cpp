@@ -684,7 +684,10 @@ struct SinkTransposeBackToNchw : public OpRewritePattern<linalg::GenericOp> {
     }
     maps.push_back(AffineMap::getMultiDimIdentityMap(inverse.getNumDims(), getContext()));
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, op->getResult(0));
+    // The init's sizes: dims of the result would be queried from a value
+    // that `back` replaces after them (a dynamic batch).
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, op.getDpsInitOperand(0)->get());
     SmallVector<OpFoldResult> permuted;
     for (AffineExpr e : sigma->getResults())
       permuted.push_back(sizes[cast<AffineDimExpr>(e).getPosition()]);

@@ -11,9 +11,12 @@
 #include "contract/Location.h"
 #include "fusion/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+
+#include <functional>
 
 #define DEBUG_TYPE "jitrun-fusion-form-dispatches"
 
@@ -200,15 +203,31 @@ static Operation *initProducer(linalg::LinalgOp op) {
   return nullptr;
 }
 
-/// Ops cloned into a dispatch instead of being passed in.
+/// Ops cloned into a dispatch instead of being passed in: tensor.empty,
+/// scalar and splat constants, and a dynamic program's shape computations
+/// (tensor.dim, scalar arithmetic on dims: a mean's 1/n), the dispatch
+/// taking the tensors they measure.
 static bool isClonedIntoDispatch(Operation *op) {
-  if (isa<tensor::EmptyOp>(op))
+  if (isa<tensor::EmptyOp, tensor::DimOp>(op))
     return true;
   if (auto cst = dyn_cast<arith::ConstantOp>(op))
     return !isa<ShapedType>(cst.getType()) ||
            (isa<DenseElementsAttr>(cst.getValue()) &&
             cast<DenseElementsAttr>(cst.getValue()).isSplat());
-  return false;
+  return op->getNumRegions() == 0 && op->getNumResults() > 0 && isPure(op) &&
+         isa<arith::ArithDialect, affine::AffineDialect>(op->getDialect()) &&
+         llvm::all_of(op->getResultTypes(), [](Type t) { return t.isIntOrIndexOrFloat(); });
+}
+
+/// `def` can be cloned into a dispatch placed where `available` says its
+/// values are: cloned itself, with the same true of its operands' defs.
+static bool recomputable(Operation *def, llvm::function_ref<bool(Value)> available) {
+  if (!isClonedIntoDispatch(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value v) {
+    Operation *d = v.getDefiningOp();
+    return available(v) || (d && recomputable(d, available));
+  });
 }
 
 /// Outlines the ops of `group` (in block order) into `@name` and replaces them
@@ -236,6 +255,18 @@ static LogicalResult outline(func::FuncOp host, ArrayRef<Operation *> group,
       }
     });
   }
+  // What the cloned ops read (a dynamic tensor.empty's sizes, the tensor a
+  // tensor.dim measures) is cloned too, or passed in.
+  for (size_t i = 0; i < cloned.size(); ++i)
+    for (Value operand : cloned[i]->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def && ops.contains(def))
+        continue;
+      if (def && isClonedIntoDispatch(def))
+        cloned.insert(def);
+      else
+        inputs.insert(operand);
+    }
   SmallVector<Value> outputs;
   for (Operation *op : ops)
     for (Value result : op->getResults())
@@ -257,10 +288,24 @@ static LogicalResult outline(func::FuncOp host, ArrayRef<Operation *> group,
   for (auto [input, arg] : llvm::zip(inputs, body->getArguments()))
     map.map(input, arg);
   OpBuilder ib = OpBuilder::atBlockEnd(body);
+  // Each op after the ops whose values it reads (a tensor.dim may measure
+  // a result of the group).
+  llvm::DenseSet<Operation *> done;
+  std::function<void(Operation *)> cloneInOrder = [&](Operation *op) {
+    if (!done.insert(op).second)
+      return;
+    op->walk([&](Operation *nested) {
+      for (Value v : nested->getOperands())
+        if (Operation *def = v.getDefiningOp();
+            def && def != op && (cloned.contains(def) || ops.contains(def)))
+          cloneInOrder(def);
+    });
+    ib.clone(*op, map);
+  };
   for (Operation *op : cloned)
-    ib.clone(*op, map);
+    cloneInOrder(op);
   for (Operation *op : ops)
-    ib.clone(*op, map);
+    cloneInOrder(op);
   func::ReturnOp::create(ib, loc,
                          llvm::to_vector(llvm::map_range(
                              outputs, [&](Value v) { return map.lookup(v); })));
@@ -506,15 +551,30 @@ struct FormDispatchesPass final
               return def->getBlock() != op->getBlock() || def->isBeforeInBlock(op);
             };
             SmallVector<Operation *> hoist;
-            bool ready = llvm::all_of(next->getOperands(), [&](Value v) {
+            // Its operands and what its body reads from outside.
+            llvm::SetVector<Value> reads;
+            next->walk([&](Operation *nested) {
+              for (Value v : nested->getOperands())
+                if (Operation *d = v.getDefiningOp(); !d || !next->isAncestor(d))
+                  if (!next->isAncestor(v.getParentBlock()->getParentOp()))
+                    reads.insert(v);
+            });
+            bool ready = llvm::all_of(reads, [&](Value v) {
               Operation *def = v.getDefiningOp();
-              if (!def || before(def) || llvm::is_contained(group, def) || def == reshape ||
-                  (isClonedIntoDispatch(def) && def->getNumOperands() == 0))
+              auto available = [&](Value w) {
+                Operation *d = w.getDefiningOp();
+                return !d || before(d) || llvm::is_contained(group, d);
+              };
+              if (!def || available(v) || def == reshape || recomputable(def, available))
                 return true;
               if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
                 return false;
-              Operation *src = def->getOperand(0).getDefiningOp();
-              if (src && !before(src))
+              // It moves: what it reads (its source, a dynamic result
+              // shape's dims) must be defined before the root.
+              if (!llvm::all_of(def->getOperands(), [&](Value w) {
+                    Operation *d = w.getDefiningOp();
+                    return !d || before(d);
+                  }))
                 return false;
               hoist.push_back(def);
               return true;

@@ -11,6 +11,7 @@
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
 #include "mlir/Conversion/TosaToSCF/TosaToSCF.h"
 #include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -36,6 +37,10 @@ void buildImportPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(
       createDecomposeHostOpsPass(DecomposeHostOpsPassOptions{/*keepWindowPads=*/true}));
   pm.addPass(createCanonicalizerPass());
+  // 5. In a dynamic program, a dim of a result is the dim of an operand it
+  //    comes from (ending at the arguments'): a shape query is no use of a
+  //    result that keeps it from fusing.
+  pm.addNestedPass<func::FuncOp>(memref::createResolveShapedTypeResultDimsPass());
 }
 
 void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
@@ -58,6 +63,7 @@ void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
     pack.amxPanels = options.amxPanels;
     pm.addNestedPass<func::FuncOp>(createPackWeightsPass(pack));
     pm.addNestedPass<func::FuncOp>(createPropagateReshapesPass());
+    pm.addNestedPass<func::FuncOp>(memref::createResolveShapedTypeResultDimsPass());
     pm.addNestedPass<func::FuncOp>(
         createElementwiseFusionPass(ElementwiseFusionPassOptions{options.maxOperands}));
   }

@@ -13,6 +13,7 @@
 #include "support/Files.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -55,6 +56,7 @@ int main(int argc, char **argv) {
   jitrun::registerCodegenPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
+  mlir::memref::registerResolveShapedTypeResultDimsPass();
   std::vector<char *> args(argv, argv + argc);
   std::string imported;
   std::optional<llvm::FileRemover> remover;
