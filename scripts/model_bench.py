@@ -50,8 +50,61 @@ def jitrun_figures(path, inputs, threads, runs, tmp):
     prof = os.path.join(tmp, "profile.json")
     subprocess.run(base + ["--profile-json=" + prof], capture_output=True, text=True, check=True)
     with open(prof) as f:
-        roofline = json.load(f)["roofline"]
+        profile = json.load(f)
+    roofline = profile["roofline"]
+    roofline["commands"] = profile["commands"]
+    roofline["wall_ms"] = profile["wall_ms"]
     return float(m.group(1)), roofline
+
+
+# Below this roofline efficiency a row is explained in the limits table.
+EFFICIENCY_GOAL = 0.75
+
+
+def limits_line(r):
+    """What limits a row below EFFICIENCY_GOAL at one thread, from its
+    --profile-json: the share of the run in compute-bound and in
+    memory-bound dispatches, each with its time-weighted % of its own limit
+    (the host's peak or triad), the share in the host program's fills and
+    copies and outside any of them (calls, waits), and the three dispatches
+    that lose the most time against their own limit. None for a row at or
+    above the goal."""
+    roof, best = r["roofline_1"], r["jitrun_1"]
+    if not roof or not best or roof["limit_ms"] / best >= EFFICIENCY_GOAL:
+        return None
+    wall = roof["wall_ms"]
+    dispatches = [c for c in roof["commands"] if "_dispatch_" in c["name"]]
+    host_ms = sum(c["ms"] for c in roof["commands"] if c["name"].startswith(("fill:", "copy:")))
+
+    def pct(c):
+        return min(c["percent_of_peak"], 100.0)
+
+    def share(bound):
+        sel = [c for c in dispatches if c["bound"] == bound]
+        ms = sum(c["ms"] for c in sel)
+        return ms, (sum(c["ms"] * pct(c) for c in sel) / ms if ms else 0.0)
+
+    fl_ms, fl_pct = share("flops")
+    bw_ms, bw_pct = share("bw")
+    rest = max(0.0, wall - fl_ms - bw_ms - host_ms)
+    top = sorted(dispatches, key=lambda c: c["ms"] * (1 - pct(c) / 100), reverse=True)[:3]
+    worst = "; ".join("%s (%s): %.2f ms at %.0f%% of its %s" % (
+        c["name"], ", ".join(x for x in (c["op"].replace("linalg.", ""),
+                                         os.path.basename(c["location"])) if x),
+        c["ms"], c["percent_of_peak"], "peak" if c["bound"] == "flops" else "bandwidth")
+        for c in top)
+    moved = sum(c["bytes"] for c in roof["commands"] if c["name"] != "total")
+    return ("| %s | %.0f%% | %.0f%% at %.0f%% | %.0f%% at %.0f%% | %.0f%% | %.0f%% | %.1fx | %s |" % (
+        r["model"], 100 * roof["limit_ms"] / best, 100 * fl_ms / wall, fl_pct,
+        100 * bw_ms / wall, bw_pct, 100 * host_ms / wall, 100 * rest / wall,
+        moved / roof["bytes"] if roof["bytes"] else 0.0, worst))
+
+
+LIMITS_HEADER = ("| model | efficiency 1T | compute-bound dispatches: share of the run at % "
+                 "of peak | memory-bound dispatches: share at % of triad | fills and copies "
+                 "| the rest | bytes moved / bytes that must move "
+                 "| the dispatches that lose most against their own limit |\n"
+                 + "|---" * 8 + "|")
 
 
 def compile_figures(row, path, inputs, tmp):
@@ -208,7 +261,7 @@ def main():
               "| bound | efficiency 1T | jitrun 2T ms | PyTorch 2T ms | jitrun/PyTorch 2T "
               "| roofline 2T ms | bound | efficiency 2T |\n" + "|---" * 14 + "|")
     print(header, flush=True)
-    lines, bf16_lines, compile_lines = [], [], []
+    lines, bf16_lines, compile_lines, limit_lines = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for rows in (torchvision_rows(tv, a.runs, tmp), zoo_rows(zoo, a.runs, tmp)):
             for r in rows:
@@ -217,9 +270,14 @@ def main():
                 if "bf16_err" in r:
                     bf16_lines.append(bf16_line(r))
                 compile_lines.append(compile_line(r))
+                limit = limits_line(r)
+                if limit:
+                    limit_lines.append(limit)
     if bf16_lines:
         print("\n" + BF16_HEADER + "\n" + "\n".join(bf16_lines), flush=True)
     print("\n" + COMPILE_HEADER + "\n" + "\n".join(compile_lines), flush=True)
+    if limit_lines:
+        print("\n" + LIMITS_HEADER + "\n" + "\n".join(limit_lines), flush=True)
     if a.write:
         import torch
         with open(a.write, "w", encoding="utf-8") as f:
@@ -252,6 +310,20 @@ def main():
                     "the fused program and kernels read, the weights mapped). The goal: under "
                     "3 s cold and 0.2 s warm on two cores.\n\n")
             f.write(COMPILE_HEADER + "\n" + "\n".join(compile_lines) + "\n")
+            if limit_lines:
+                f.write("\n## What limits the rows below %.0f %%\n\n"
+                        "From each such model's `jitrun --profile-json` at one thread (its "
+                        "own timed runs and wall time): the share of the run in "
+                        "compute-bound and in memory-bound dispatches, each at its time-weighted "
+                        "%% of its own limit (the measured peak or triad), the host program's "
+                        "fills and copies, the rest (calls, waits), the bytes all dispatches, "
+                        "fills and copies read and write over the bytes the roofline counts "
+                        "(weights, inputs, results: what intermediates add), and the three dispatches "
+                        "that lose the most time against their own limit (dispatch, root op, "
+                        "source line). A memory-bound dispatch's limit is main-memory "
+                        "bandwidth: one that works in cache can pass 100%%, counted as 100.\n\n"
+                        % (100 * EFFICIENCY_GOAL))
+                f.write(LIMITS_HEADER + "\n" + "\n".join(limit_lines) + "\n")
         print("wrote " + a.write)
 
 
