@@ -100,6 +100,32 @@ static DenseElementsAttr padDim(DenseElementsAttr attr, int64_t dim, int64_t siz
   return DenseElementsAttr::get(RankedTensorType::get(shape, type.getElementType()), values);
 }
 
+/// The most elements of a constant broadcast into padded panels (a bias).
+constexpr int64_t kMaxPaddedConstantElements = 1 << 16;
+
+/// The values of constant `v` as a DenseElementsAttr: a resource's bytes (a
+/// bias of an imported model) read into one. Null if `v` is no constant,
+/// or past kMaxPaddedConstantElements.
+static DenseElementsAttr constantValues(Value v) {
+  Attribute value;
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() > kMaxPaddedConstantElements ||
+      !matchPattern(v, m_Constant(&value)))
+    return nullptr;
+  if (auto dense = dyn_cast<DenseElementsAttr>(value))
+    return dense;
+  std::optional<ArrayRef<char>> bytes = constantBytes(value);
+  Type elem = type.getElementType();
+  if (!bytes || !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8 != 0 ||
+      static_cast<int64_t>(bytes->size()) !=
+          type.getNumElements() * (elem.getIntOrFloatBitWidth() / 8))
+    return nullptr;
+  bool splat = false;
+  if (!DenseElementsAttr::isValidRawBuffer(type, *bytes, splat))
+    return nullptr;
+  return DenseElementsAttr::getFromRawBuffer(type, *bytes);
+}
+
 /// `init` rebuilt in panels ([rows..., P, T]) when it is a single-use
 /// generic that broadcasts lower-rank operands whose last dim read, if they
 /// read the channels, is the channels (TOSA's bias broadcast into a
@@ -107,7 +133,7 @@ static DenseElementsAttr padDim(DenseElementsAttr attr, int64_t dim, int64_t siz
 /// its channel operands are expanded instead, so it stays a broadcast that
 /// dispatch formation gives the contraction as initializer. When the panels
 /// pad the channels (1000 classes in panels of 32), its channel operands
-/// must be constants, zero-padded. Null otherwise; with `check`, builds
+/// must be constants (attributes or resources), zero-padded. Null otherwise; with `check`, builds
 /// nothing and returns `init` when it would succeed.
 static Value broadcastInPanels(PatternRewriter &rewriter, Location loc, Value init,
                                int64_t panels, int64_t width, bool check = false) {
@@ -142,9 +168,9 @@ static Value broadcastInPanels(PatternRewriter &rewriter, Location loc, Value in
       seen.set(d.getPosition());
       afterChannel = d.getPosition() == channel;
     }
+    // Padded: its values (a resource's too: an imported model's bias).
     DenseElementsAttr constant;
-    if (padded && seen.test(channel) &&
-        !matchPattern(in->get(), m_Constant<DenseElementsAttr>(&constant)))
+    if (padded && seen.test(channel) && !(constant = constantValues(in->get())))
       return nullptr;
     if (check)
       continue;
