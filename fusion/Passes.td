@@ -33,6 +33,19 @@ def ElementwiseFusionPass : Pass<"jitrun-fusion-elementwise", "func::FuncOp"> {
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
 }
 
+def BatchLoopMatmulsPass : Pass<"jitrun-fusion-batch-loop-matmuls", "func::FuncOp"> {
+  let summary = "A recurrence's input projections for every step at once, before its loop";
+  let description = [{
+    A linalg.matmul in an scf.for from 0 to T by 1 whose left operand is
+    row iv of a loop-invariant T x 1 x ... x K input (an LSTM's x_t),
+    whose right operand is loop-invariant (its W) and whose accumulator is
+    a fill of a loop-invariant value is computed for all T rows before the
+    loop (a T x K by K x N matmul: W read once, not once per step); each
+    step takes row iv of the result with a tensor.extract_slice.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
+}
+
 def PackWeightsPass : Pass<"jitrun-fusion-pack-weights", "func::FuncOp"> {
   let summary = "Pack constant weights of few-row matmuls and 1x1 convolutions into panels";
   let description = [{

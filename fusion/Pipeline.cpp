@@ -54,6 +54,8 @@ void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
   if (options.bf16Weights)
     pm.addNestedPass<func::FuncOp>(createBf16WeightsPass());
   if (options.mode != FusionMode::None) {
+    // A recurrence's input projections, all steps at once before its loop.
+    pm.addNestedPass<func::FuncOp>(createBatchLoopMatmulsPass());
     pm.addNestedPass<func::FuncOp>(createMergeReductionsPass());
     pm.addNestedPass<func::FuncOp>(
         createElementwiseFusionPass(ElementwiseFusionPassOptions{options.maxOperands}));
