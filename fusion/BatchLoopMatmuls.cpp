@@ -49,6 +49,10 @@ struct BatchLoopMatmul : public OpRewritePattern<linalg::MatmulOp> {
     if (!lb || !ub || !step || *lb != 0 || *step != 1 || *ub < 2)
       return rewriter.notifyMatchFailure(op, "needs a loop from 0 by 1");
     Value a = op.getInputs()[0], b = op.getInputs()[1], init = op.getOutputs()[0];
+    // One element type (no cast for the batched matmul to keep).
+    Type elem = getElementTypeOrSelf(init.getType());
+    if (getElementTypeOrSelf(a.getType()) != elem || getElementTypeOrSelf(b.getType()) != elem)
+      return rewriter.notifyMatchFailure(op, "needs one element type");
     auto fill = init.getDefiningOp<linalg::FillOp>();
     auto resultType = dyn_cast<RankedTensorType>(init.getType());
     if (!loop.isDefinedOutsideOfLoop(b) || !fill || !fill.hasPureTensorSemantics() ||
