@@ -116,6 +116,8 @@ struct AccumulateInF32Pass final : public impl::AccumulateInF32PassBase<Accumula
       if (isNarrowFloat(acc) || lhs.isF16() || rhs.isF16())
         candidates.push_back(op);
     });
+    if (candidates.empty())
+      return markAllAnalysesPreserved();
     OpBuilder b(&getContext());
     Type f32 = b.getF32Type();
     for (linalg::LinalgOp op : candidates) {

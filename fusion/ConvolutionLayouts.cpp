@@ -770,8 +770,11 @@ struct ConvolutionLayoutsPass final
     // back by the importer: the pair folds, so its transpose back sinks on.
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, &getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    bool changed = false;
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), {}, &changed)))
       return signalPassFailure();
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 } // namespace

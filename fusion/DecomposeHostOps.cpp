@@ -44,12 +44,15 @@ struct DecomposeHostOpsPass final
   using Base::Base;
   void runOnOperation() override {
     if (getOperation()->hasAttr(kDispatchAttrName))
-      return;
+      return markAllAnalysesPreserved();
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeHostPad>(&getContext(), keepWindowPads);
     tensor::populateDecomposeTensorConcatPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    bool changed = false;
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), {}, &changed)))
       return signalPassFailure();
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 } // namespace

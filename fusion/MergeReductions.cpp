@@ -206,8 +206,11 @@ struct MergeReductionsPass final
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<MergeConsecutiveReductions>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    bool changed = false;
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), {}, &changed)))
       return signalPassFailure();
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 

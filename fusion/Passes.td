@@ -33,6 +33,28 @@ def ElementwiseFusionPass : Pass<"jitrun-fusion-elementwise", "func::FuncOp"> {
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
 }
 
+def TosaToLinalgPass : Pass<"jitrun-import-tosa", "func::FuncOp"> {
+  let summary = "TOSA to linalg, tensor, arith and scf, in a function that has TOSA ops";
+  let description = [{
+    Runs upstream's TOSA conversions (to scf, linalg named ops, linalg,
+    arith, tensor) on a function with TOSA ops; a function without any (an
+    ONNX import, linalg input) is left as it is, unverified: five passes
+    that found nothing each verified the whole function again.
+  }];
+}
+
+def ResolveDimsPass : Pass<"jitrun-fusion-resolve-dims", "func::FuncOp"> {
+  let summary = "A dim of an op's result as the dim of the operand it comes from";
+  let description = [{
+    In a dynamic program, a tensor.dim of an op's result is rewritten to the
+    dim of the operand it comes from (upstream's result-dim resolution
+    patterns), ending at the arguments': a shape query is then no use of
+    the result that keeps it from fusing. A function with no tensor.dim of
+    an op's result (every static program) is left as it is, unverified.
+  }];
+  let dependentDialects = ["affine::AffineDialect", "tensor::TensorDialect"];
+}
+
 def BatchLoopMatmulsPass : Pass<"jitrun-fusion-batch-loop-matmuls", "func::FuncOp"> {
   let summary = "A recurrence's input projections for every step at once, before its loop";
   let description = [{

@@ -11,23 +11,72 @@
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
 #include "mlir/Conversion/TosaToSCF/TosaToSCF.h"
 #include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
 namespace jitrun {
+#define GEN_PASS_DEF_RESOLVEDIMSPASS
+#define GEN_PASS_DEF_TOSATOLINALGPASS
+#include "fusion/Passes.h.inc"
 
-void buildImportPipeline(OpPassManager &pm) {
-  OpPassManager &fn = pm.nest<func::FuncOp>();
-  // 1. TOSA graphs to linalg on tensors (no-ops on linalg input).
+namespace {
+/// TOSA graphs to linalg on tensors.
+void buildTosaConversions(OpPassManager &fn) {
   fn.addPass(createTosaToSCFPass());
   fn.addPass(tosa::createTosaToLinalgNamed());
   fn.addPass(tosa::createTosaToLinalg());
   fn.addPass(createTosaToArithPass(TosaToArithPassOptions{
       /*includeApplyRescale=*/true, /*use32Bit=*/false}));
   fn.addPass(createTosaToTensorPass());
+}
+
+struct TosaToLinalgPass final : public impl::TosaToLinalgPassBase<TosaToLinalgPass> {
+  TosaToLinalgPass() { buildTosaConversions(conversions); }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    conversions.getDependentDialects(registry);
+  }
+  void runOnOperation() override {
+    bool any = false;
+    getOperation().walk([&](Operation *op) {
+      any |= isa_and_nonnull<tosa::TosaDialect>(op->getDialect());
+      return any ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (!any)
+      return markAllAnalysesPreserved();
+    if (failed(runPipeline(conversions, getOperation())))
+      signalPassFailure();
+  }
+  OpPassManager conversions{func::FuncOp::getOperationName()};
+};
+
+struct ResolveDimsPass final : public impl::ResolveDimsPassBase<ResolveDimsPass> {
+  void runOnOperation() override {
+    bool any = false;
+    getOperation().walk([&](tensor::DimOp dim) {
+      any |= isa<OpResult>(dim.getSource());
+      return any ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (!any)
+      return markAllAnalysesPreserved();
+    RewritePatternSet patterns(&getContext());
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+    memref::populateResolveShapedTypeResultDimsPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace
+
+void buildImportPipeline(OpPassManager &pm) {
+  // 1. TOSA graphs to linalg on tensors (nothing to do on linalg input).
+  pm.addNestedPass<func::FuncOp>(createTosaToLinalgPass());
   // 2. Canonicalize (also removes leftover tosa.const_shape).
   pm.addPass(createCanonicalizerPass());
   // 3. TOSA's FHWC and HWCM convolutions in the layouts codegen vectorizes.
@@ -40,7 +89,7 @@ void buildImportPipeline(OpPassManager &pm) {
   // 5. In a dynamic program, a dim of a result is the dim of an operand it
   //    comes from (ending at the arguments'): a shape query is no use of a
   //    result that keeps it from fusing.
-  pm.addNestedPass<func::FuncOp>(memref::createResolveShapedTypeResultDimsPass());
+  pm.addNestedPass<func::FuncOp>(createResolveDimsPass());
 }
 
 void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
@@ -65,7 +114,7 @@ void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
     pack.amxPanels = options.amxPanels;
     pm.addNestedPass<func::FuncOp>(createPackWeightsPass(pack));
     pm.addNestedPass<func::FuncOp>(createPropagateReshapesPass());
-    pm.addNestedPass<func::FuncOp>(memref::createResolveShapedTypeResultDimsPass());
+    pm.addNestedPass<func::FuncOp>(createResolveDimsPass());
     pm.addNestedPass<func::FuncOp>(
         createElementwiseFusionPass(ElementwiseFusionPassOptions{options.maxOperands}));
   }

@@ -13,7 +13,6 @@
 #include "support/Files.h"
 
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -56,7 +55,6 @@ int main(int argc, char **argv) {
   jitrun::registerCodegenPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
-  mlir::memref::registerResolveShapedTypeResultDimsPass();
   std::vector<char *> args(argv, argv + argc);
   std::string imported;
   std::optional<llvm::FileRemover> remover;
