@@ -58,7 +58,7 @@ static Value fromMemory(OpBuilder &b, Location loc, Type to, Value v) {
 }
 
 /// Ops that only pass buffers along: rebuilt as they are, with the
-/// converted operand and result types. AMX tile loads and stores too: they
+/// converted operand and result types (a prefetch of bf16 weights too). AMX tile loads and stores too: they
 /// move a tile's bytes, whatever the buffer's element type says.
 struct RetypeBuffers final : public ConversionPattern {
   RetypeBuffers(const TypeConverter &tc, MLIRContext *ctx)
@@ -69,7 +69,8 @@ struct RetypeBuffers final : public ConversionPattern {
              memref::CollapseShapeOp, memref::CastOp, memref::ReinterpretCastOp,
              memref::GetGlobalOp, memref::DimOp, memref::CopyOp, memref::DeallocOp,
              memref::AssumeAlignmentOp, memref::ExtractStridedMetadataOp,
-             memref::ExtractAlignedPointerAsIndexOp, amx::TileLoadOp, amx::TileStoreOp>(op))
+             memref::ExtractAlignedPointerAsIndexOp, memref::PrefetchOp, amx::TileLoadOp,
+             amx::TileStoreOp>(op))
       return failure();
     SmallVector<Type> types;
     if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types)))

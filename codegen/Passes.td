@@ -229,22 +229,35 @@ def LowerVectorsPass : Pass<"jitrun-codegen-lower-vectors", "func::FuncOp"> {
 def PrefetchWeightsPass : Pass<"jitrun-codegen-prefetch-weights", "func::FuncOp"> {
   let summary = "Prefetch the weight panels a kernel streams from memory";
   let description = [{
-    For each read of a kernel argument of at least min-bytes that streams
-    it (one whole innermost row per iteration of the innermost loop, the
-    loop's induction variable on the next-to-last dim: a packed weight
-    panel read one channel at a time), inserts memref.prefetch (read, to
-    L2) of each cache line of the row `distance` bytes further along the
-    buffer, clamped to its last element. The hardware prefetchers stop at
-    4 KB pages; a packed 3x3 512 -> 512 convolution on a 7x7 map, whose
-    9.4 MB of weights come from memory at every run, waited on each page.
+    For each read of a kernel argument that streams it (one whole innermost
+    row per iteration of the innermost loop, the loop's induction variable
+    on the next-to-last dim: a packed weight panel read one channel at a
+    time), inserts memref.prefetch (read, to L2) clamped into the buffer:
+
+    - where loops around the read do not index the buffer (passes: a tile
+      of output rows each, each pass reading the workgroup's region of
+      panels again), the buffer has at least region-min-bytes and the next
+      workgroup (which the same thread runs next) reads the next region:
+      that region, spread over all passes, each step prefetching the line
+      ceil(row / passes) elements further (an address affine in the loops,
+      one pointer bump per step). Only the first pass of a thread's first
+      workgroup then waits on memory: a pass reading its region from
+      memory waited once per 4 KB page, where the hardware prefetchers
+      stop, at a third of the FMA rate (BERT's 128-row projections: 1 pass
+      in 11). Not where workgroups split one region's rows (deeplab_v3).
+    - else, for buffers of at least min-bytes (read once per workgroup):
+      each cache line of the row `distance` bytes further along.
   }];
   let options = [
     Option<"minBytes", "min-bytes", "int64_t", /*default=*/"4 << 20",
-           "The smallest buffer prefetched, in bytes">,
+           "The smallest buffer read once per workgroup prefetched, in bytes">,
+    Option<"regionMinBytes", "region-min-bytes", "int64_t", /*default=*/"256 << 10",
+           "The smallest buffer read in passes whose next region is prefetched, in bytes">,
     Option<"distance", "distance", "int64_t", /*default=*/"8192",
            "How far ahead of the read to prefetch, in bytes">,
   ];
-  let dependentDialects = ["affine::AffineDialect", "memref::MemRefDialect"];
+  let dependentDialects = ["affine::AffineDialect", "arith::ArithDialect",
+                           "memref::MemRefDialect"];
 }
 
 def SafeKernelArithPass : Pass<"jitrun-codegen-safe-arith", "func::FuncOp"> {
