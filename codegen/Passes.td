@@ -236,15 +236,19 @@ def PrefetchWeightsPass : Pass<"jitrun-codegen-prefetch-weights", "func::FuncOp"
 
     - where loops around the read do not index the buffer (passes: a tile
       of output rows each, each pass reading the workgroup's region of
-      panels again), the buffer has at least region-min-bytes and the next
-      workgroup (which the same thread runs next) reads the next region:
-      that region, spread over all passes, each step prefetching the line
+      panels again), the buffer has at least region-min-bytes and the
+      workgroup after each (which the same thread runs next) reads the same
+      region or the next one, the next at least once (its indices evaluated
+      for every workgroup id): the next workgroup's region (the indices
+      with the id plus one), spread over all passes, each step prefetching the line
       ceil(row / passes) elements further (an address affine in the loops,
       one pointer bump per step). Only the first pass of a thread's first
       workgroup then waits on memory: a pass reading its region from
       memory waited once per 4 KB page, where the hardware prefetchers
       stop, at a third of the FMA rate (BERT's 128-row projections: 1 pass
-      in 11). Not where workgroups split one region's rows (deeplab_v3).
+      in 11; ResNet-50's 14x14 3x3 convolutions, two workgroups per
+      panel). Not where workgroups only split one region's rows
+      (deeplab_v3).
     - else, for buffers of at least min-bytes (read once per workgroup):
       each cache line of the row `distance` bytes further along.
   }];

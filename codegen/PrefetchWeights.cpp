@@ -153,6 +153,30 @@ static std::optional<int64_t> evaluate(Value v, llvm::DenseMap<Value, int64_t> &
   if (matchPattern(v, m_ConstantInt(&constant)))
     return constant.getSExtValue();
   Operation *def = v.getDefiningOp();
+  if (auto split = dyn_cast_or_null<affine::AffineDelinearizeIndexOp>(def)) {
+    // Result i: the index divided by the product of the basis after i,
+    // modulo basis i (the first one unbounded without an outer bound).
+    std::optional<int64_t> x = evaluate(split.getLinearIndex(), known, depth + 1);
+    SmallVector<OpFoldResult> basis = split.getPaddedBasis();
+    unsigned result = cast<OpResult>(v).getResultNumber();
+    if (!x || *x < 0)
+      return std::nullopt;
+    int64_t inner = 1;
+    for (unsigned i = basis.size(); i-- > result + 1;) {
+      std::optional<int64_t> b = getConstantIntValue(basis[i]);
+      if (!b || *b <= 0)
+        return std::nullopt;
+      inner *= *b;
+    }
+    int64_t value = *x / inner;
+    if (basis[result]) {
+      std::optional<int64_t> b = getConstantIntValue(basis[result]);
+      if (!b || *b <= 0)
+        return std::nullopt;
+      value %= *b;
+    }
+    return known[v] = value;
+  }
   if (!def || depth > 64 ||
       !(isa<affine::AffineApplyOp>(def) || isa<arith::ArithDialect>(def->getDialect())))
     return std::nullopt;
@@ -186,15 +210,18 @@ static std::optional<int64_t> evaluate(Value v, llvm::DenseMap<Value, int64_t> &
   return value;
 }
 
-/// Whether the thread that runs workgroup `w` reads, at workgroup `w + 1`,
-/// the region right after: the region's start (every loop at its first
-/// iteration) one region further for the first, a middle and the last
-/// pair of workgroups. Not where workgroups split the rows of one region
-/// (deeplab_v3's large maps): there the next one reads the same weights.
-static bool nextWorkgroupReadsNextRegion(vector::TransferReadOp read, func::FuncOp fn,
-                                         MemRefType type, int64_t region) {
+/// Whether the workgroup after each (which the same thread runs next, see
+/// support/ThreadPool.cpp) reads the next region or the same one, and at
+/// least one the next: the regions' starts (every loop at its first
+/// iteration) evaluated for each workgroup id. The next one's region is
+/// then worth prefetching (ResNet-50's 14x14 3x3 convolutions: two
+/// workgroups of rows per panel). Not where workgroups only split one
+/// region's rows (deeplab_v3's large maps: the same weights for all).
+static bool workgroupsReadNextRegions(vector::TransferReadOp read, func::FuncOp fn,
+                                      MemRefType type, int64_t region) {
   auto workgroups = fn->getAttrOfType<IntegerAttr>(kWorkgroupsAttrName);
-  if (!workgroups || workgroups.getInt() < 2 || fn.getNumArguments() == 0)
+  if (!workgroups || workgroups.getInt() < 2 || workgroups.getInt() > 4096 ||
+      fn.getNumArguments() == 0)
     return false;
   Value id = fn.getArguments().back();
   if (!id.getType().isIndex())
@@ -217,22 +244,23 @@ static bool nextWorkgroupReadsNextRegion(vector::TransferReadOp read, func::Func
     }
     return at;
   };
-  int64_t n = workgroups.getInt();
-  for (int64_t w : {int64_t(0), n / 2 - 1, n - 2}) {
-    std::optional<int64_t> a = startOf(std::max<int64_t>(w, 0));
-    std::optional<int64_t> b = startOf(std::max<int64_t>(w, 0) + 1);
-    if (!a || !b || *b - *a != region)
+  bool next = false;
+  std::optional<int64_t> previous = startOf(0);
+  for (int64_t w = 1; w < workgroups.getInt(); ++w) {
+    std::optional<int64_t> start = startOf(w);
+    if (!previous || !start || (*start != *previous && *start - *previous != region))
       return false;
+    next |= *start != *previous;
+    previous = start;
   }
-  return true;
+  return next;
 }
 
 /// The linear index `read` reads at the first iteration of `loops`: its
 /// index computation cloned at the read with their induction variables at
-/// their lower bounds.
+/// their lower bounds (and the values `first` maps already replaced).
 static Value firstIndexOf(OpBuilder &b, Location loc, vector::TransferReadOp read,
-                          ArrayRef<scf::ForOp> loops, MemRefType type) {
-  IRMapping first;
+                          ArrayRef<scf::ForOp> loops, MemRefType type, IRMapping first = {}) {
   for (scf::ForOp loop : loops)
     first.map(loop.getInductionVar(), loop.getLowerBound());
   std::function<Value(Value)> remap = [&](Value v) -> Value {
@@ -275,8 +303,8 @@ struct PrefetchWeightsPass final : public impl::PrefetchWeightsPassBase<Prefetch
       auto type = cast<MemRefType>(arg.getType());
       int64_t bytes = type.getNumElements() * (type.getElementTypeBitWidth() / 8);
       std::optional<Passes> passes = panelPasses(read, fn);
-      if (passes && (!nextWorkgroupReadsNextRegion(read, fn, type,
-                                                   passes->rows * type.getShape().back()) ||
+      if (passes && (!workgroupsReadNextRegions(read, fn, type,
+                                                passes->rows * type.getShape().back()) ||
                      passes->count * passes->rows *
                              llvm::divideCeil(type.getShape().back(), passes->count) >
                          type.getNumElements()))
@@ -312,16 +340,21 @@ struct PrefetchWeightsPass final : public impl::PrefetchWeightsPassBase<Prefetch
         // buffer. Affine in the loops' induction variables: LLVM makes it a
         // pointer bumped once per step.
         int64_t rowElements = type.getShape().back();
-        int64_t region = passes->rows * rowElements, n = passes->count;
+        int64_t n = passes->count;
         int64_t perStep = llvm::divideCeil(rowElements, n);
         int64_t perPass = passes->rows * perStep;
         int64_t lineElements = kCacheLineBytes / elementBytes;
         int64_t lines = llvm::divideCeil(perStep, lineElements);
-        Value start = firstIndexOf(b, loc, read, passes->rowLoops, type);
+        // The next workgroup's region: its indices with the workgroup id
+        // one more.
+        IRMapping nextWorkgroup;
+        Value id = fn.getArguments().back();
+        nextWorkgroup.map(id, affine::AffineApplyOp::create(
+                                  b, loc, AffineMap::get(1, 0, d0 + 1), ValueRange{id}));
+        Value start = firstIndexOf(b, loc, read, passes->rowLoops, type, nextWorkgroup);
         Value base = affine::AffineMinOp::create(
             b, loc,
-            AffineMap::get(1, 0, {d0 + region, getAffineConstantExpr(last + 1 - n * perPass, ctx)},
-                           ctx),
+            AffineMap::get(1, 0, {d0, getAffineConstantExpr(last + 1 - n * perPass, ctx)}, ctx),
             ValueRange{start});
         Value step = iterationIndex(b, loc, passes->rowLoops);
         Value pass = iterationIndex(b, loc, passes->passLoops);

@@ -9,9 +9,12 @@
 // @passes: a workgroup's two panels (1024 floats) read again for each of
 // three tiles of rows (a loop that does not index the weights): with a
 // 1 KB region threshold, each of the 32 steps of a pass prefetches a line
-// 11 floats (32 / 3, rounded up) further into the next workgroup's region,
-// pass p from 352 * p on, so that the three passes fetch it all; from a
-// base clamped (992) so that the last workgroup's stay in the buffer. Under the
+// 11 floats (32 / 3, rounded up) further into the next workgroup's region
+// (its indices at workgroup id + 1), pass p from 352 * p on, so that the
+// three passes fetch it all; from a base clamped (992) so that the last
+// workgroup's stay in the buffer. @halves: two workgroups per panel
+// (delinearized ids), each reading its panel for half of the rows: every
+// other next workgroup reads the next panel, which is prefetched. Under the
 // default 256 KB region threshold (and with min-bytes alone) it gets the
 // line-ahead prefetch or nothing. @rows_split: the same loops, but the
 // workgroups split the rows and all read the same panels: the next
@@ -64,14 +67,15 @@ func.func @panels(%x: memref<1x4x8xf32>, %w: memref<2x2x8x32xf32>, %bias: memref
 // CHECK:         memref.prefetch
 // DEFAULT-LABEL: func.func @passes(
 // REGION-LABEL: func.func @passes(
-// REGION-SAME:    %{{[^:]+}}: memref<36x16xf32>, %[[W:[^:]+]]: memref<4x16x32xf32>
+// REGION-SAME:    %{{[^:]+}}: memref<36x16xf32>, %[[W:[^:]+]]: memref<4x16x32xf32>, %{{[^:]+}}: memref<36x4x32xf32>, %[[WG:[^:]+]]: index
 // REGION:         %[[FLAT:.+]] = memref.collapse_shape %[[W]] {{\[}}[0, 1, 2]] : memref<4x16x32xf32> into memref<2048xf32>
 // REGION:         scf.for %[[R:[^ ]+]] = %c0 to %c36 step %c12
 // REGION:           scf.for %[[P:[^ ]+]] = %c0 to %c2 step %c1
 // REGION:             scf.for %[[K:[^ ]+]] = %c0 to %c16 step %c1
-// REGION:               %[[PANEL:.+]] = affine.apply affine_map<(d0, d1) -> (d0 * 2 + d1)>(%{{.+}}, %c0)
+// REGION:               %[[NEXT:.+]] = affine.apply affine_map<(d0) -> (d0 + 1)>(%[[WG]])
+// REGION:               %[[PANEL:.+]] = affine.apply affine_map<(d0, d1) -> (d0 * 2 + d1)>(%[[NEXT]], %c0)
 // REGION:               %[[START:.+]] = affine.linearize_index disjoint [%[[PANEL]], %c0, %c0] by (4, 16, 32)
-// REGION:               %[[BASE:.+]] = affine.min affine_map<(d0) -> (d0 + 1024, 992)>(%[[START]])
+// REGION:               %[[BASE:.+]] = affine.min affine_map<(d0) -> (d0, 992)>(%[[START]])
 // REGION:               %[[STEP:.+]] = affine.linearize_index disjoint [%[[P]], %[[K]]] by (2, 16)
 // REGION:               %[[PASS:.+]] = affine.apply affine_map<(d0) -> (d0 floordiv 12)>(%[[R]])
 // REGION:               %[[IDX:.+]] = affine.apply affine_map<(d0, d1, d2) -> (d0 + d1 * 352 + d2 * 11)>(%[[BASE]], %[[PASS]], %[[STEP]])
@@ -133,6 +137,40 @@ func.func @rows_split(%x: memref<72x16xf32>, %w: memref<2x16x32xf32>, %y: memref
       }
       vector.transfer_write %acc, %y[%row, %p, %c0] {in_bounds = [true]} : vector<32xf32>, memref<72x2x32xf32>
     }
+  }
+  return
+}
+
+// REGION-LABEL: func.func @halves(
+// REGION:         affine.delinearize_index %{{.+}} into (2, 2)
+// REGION:         scf.for
+// REGION:           scf.for
+// REGION:             %[[N:.+]] = affine.apply affine_map<(d0) -> (d0 + 1)>
+// REGION:             %[[S:.+]]:2 = affine.delinearize_index %[[N]] into (2, 2)
+// REGION:             affine.linearize_index disjoint [%[[S]]#0, %c0, %c0] by (2, 16, 32)
+// REGION:             memref.prefetch
+// REGION:             vector.transfer_read %{{.+}}[%{{.+}}#0, %{{.+}}, %c0]
+func.func @halves(%x: memref<72x16xf32>, %w: memref<2x16x32xf32>, %y: memref<72x2x32xf32>, %wg: index)
+    attributes {jitrun.workgroups = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c12 = arith.constant 12 : index
+  %c16 = arith.constant 16 : index
+  %c36 = arith.constant 36 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<32xf32>
+  %split:2 = affine.delinearize_index %wg into (2, 2) : index, index
+  scf.for %r = %c0 to %c36 step %c12 {
+    %row = affine.apply affine_map<(d0, d1) -> (d0 * 36 + d1)>(%split#1, %r)
+    %acc = scf.for %k = %c0 to %c16 step %c1 iter_args(%a = %zero) -> (vector<32xf32>) {
+      %in = vector.transfer_read %x[%row, %k], %pad {in_bounds = [true]} : memref<72x16xf32>, vector<1xf32>
+      %f = vector.transfer_read %w[%split#0, %k, %c0], %pad {in_bounds = [true]} : memref<2x16x32xf32>, vector<32xf32>
+      %e = vector.extract %in[0] : f32 from vector<1xf32>
+      %s = vector.broadcast %e : f32 to vector<32xf32>
+      %n = vector.fma %s, %f, %a : vector<32xf32>
+      scf.yield %n : vector<32xf32>
+    }
+    vector.transfer_write %acc, %y[%row, %split#0, %c0] {in_bounds = [true]} : vector<32xf32>, memref<72x2x32xf32>
   }
   return
 }
