@@ -258,3 +258,32 @@ func.func private @panel_rows_bf16(%arg0: memref<128x16xbf16>, %arg1: memref<3x1
   bufferization.materialize_in_destination %r in restrict writable %arg2 : (tensor<128x3x32xf32>, memref<128x3x32xf32>) -> ()
   return
 }
+
+// -----
+
+// A softmax's max and exp over 12 heads of 128x128 (the max a row reduction
+// computed whole per workgroup, the exp its broadcast epilogue): 12 heads by
+// rows in workgroups of 64 that divide the 128 rows; 3 of 43 (the grid's
+// target of 32) left masked tiles throughout the kernel.
+// CHECK-LABEL: func.func private @softmax_rows
+// CHECK:       linalg.generic {{{.*}}jitrun.lowering_config = {anchor_at_workgroup_level, cache = array<i64: 0, 0, 0>, scheme = "reduction", vector = array<i64: 1, 1, 32>, workgroup = array<i64: 1, 64, 0>}
+func.func private @softmax_rows(%arg0: memref<12x128x128xf32>, %arg1: memref<12x128x128xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %x = bufferization.to_tensor %arg0 restrict : memref<12x128x128xf32> to tensor<12x128x128xf32>
+  %out = bufferization.to_tensor %arg1 restrict writable : memref<12x128x128xf32> to tensor<12x128x128xf32>
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %e = tensor.empty() : tensor<12x128xf32>
+  %init = linalg.fill ins(%lowest : f32) outs(%e : tensor<12x128xf32>) -> tensor<12x128xf32>
+  %max = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<12x128x128xf32>) outs(%init : tensor<12x128xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %in, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<12x128xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %max : tensor<12x128x128xf32>, tensor<12x128xf32>) outs(%out : tensor<12x128x128xf32>) {
+  ^bb0(%in: f32, %m: f32, %o: f32):
+    %d = arith.subf %in, %m : f32
+    %ex = math.exp %d : f32
+    linalg.yield %ex : f32
+  } -> tensor<12x128x128xf32>
+  bufferization.materialize_in_destination %r in restrict writable %arg1 : (tensor<12x128x128xf32>, memref<12x128x128xf32>) -> ()
+  return
+}
