@@ -107,41 +107,6 @@ static Value iterationIndex(OpBuilder &b, Location loc, ArrayRef<scf::ForOp> loo
   return affine::AffineLinearizeIndexOp::create(b, loc, ivs, trips, /*disjoint=*/true);
 }
 
-/// A region read again and again: the loops around `read` that do not
-/// index the buffer (the passes: a tile of output rows each) and those that
-/// do, which read `rows` rows of the buffer per pass.
-struct Passes {
-  int64_t rows = 1, count = 1;
-  SmallVector<scf::ForOp> passLoops, rowLoops;
-};
-
-static std::optional<Passes> panelPasses(vector::TransferReadOp read, func::FuncOp fn) {
-  Passes p;
-  llvm::DenseSet<Value> sources = computedFrom(read.getIndices());
-  SmallVector<scf::ForOp> loops;
-  for (Operation *op = read->getParentOp(); op && op != fn; op = op->getParentOp())
-    if (auto loop = dyn_cast<scf::ForOp>(op))
-      loops.push_back(loop);
-  for (scf::ForOp loop : llvm::reverse(loops)) {
-    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
-    std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
-    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-    if (!lb || !ub || !step || *step <= 0 || *ub <= *lb)
-      return std::nullopt;
-    int64_t trips = llvm::divideCeil(*ub - *lb, *step);
-    if (sources.contains(loop.getInductionVar())) {
-      p.rows *= trips;
-      p.rowLoops.push_back(loop);
-    } else if (trips > 1) {
-      p.passLoops.push_back(loop);
-      p.count *= trips;
-    }
-  }
-  if (p.count < 2)
-    return std::nullopt;
-  return p;
-}
-
 /// `v`'s value where the values in `known` have theirs, computed through
 /// constants, affine.apply and arith's folders (which do not change the op);
 /// nullopt through anything else.
@@ -218,7 +183,8 @@ static std::optional<int64_t> evaluate(Value v, llvm::DenseMap<Value, int64_t> &
 /// workgroups of rows per panel). Not where workgroups only split one
 /// region's rows (deeplab_v3's large maps: the same weights for all).
 static bool workgroupsReadNextRegions(vector::TransferReadOp read, func::FuncOp fn,
-                                      MemRefType type, int64_t region) {
+                                      MemRefType type, int64_t region,
+                                      const llvm::DenseMap<Value, int64_t> &firstIteration) {
   auto workgroups = fn->getAttrOfType<IntegerAttr>(kWorkgroupsAttrName);
   if (!workgroups || workgroups.getInt() < 2 || workgroups.getInt() > 4096 ||
       fn.getNumArguments() == 0)
@@ -227,14 +193,8 @@ static bool workgroupsReadNextRegions(vector::TransferReadOp read, func::FuncOp 
   if (!id.getType().isIndex())
     return false;
   auto startOf = [&](int64_t w) -> std::optional<int64_t> {
-    llvm::DenseMap<Value, int64_t> known{{id, w}};
-    for (Operation *op = read->getParentOp(); op && op != fn; op = op->getParentOp())
-      if (auto loop = dyn_cast<scf::ForOp>(op)) {
-        std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
-        if (!lb)
-          return std::nullopt;
-        known[loop.getInductionVar()] = *lb;
-      }
+    llvm::DenseMap<Value, int64_t> known = firstIteration;
+    known[id] = w;
     int64_t at = 0;
     for (auto [index, size] : llvm::zip(read.getIndices(), type.getShape())) {
       std::optional<int64_t> i = evaluate(index, known);
@@ -254,6 +214,53 @@ static bool workgroupsReadNextRegions(vector::TransferReadOp read, func::FuncOp 
     previous = start;
   }
   return next;
+}
+
+/// A region read again and again: the loops around `read` that do not
+/// index the buffer (the passes: a tile of output rows each) and those that
+/// do, which read `rows` rows of the buffer per pass; each step prefetches
+/// `perStep` elements of the next region (a row over the passes, rounded
+/// up).
+struct Passes {
+  int64_t rows = 1, count = 1, perStep = 1;
+  SmallVector<scf::ForOp> passLoops, rowLoops;
+};
+
+/// `read`'s passes, where its loops have constant bounds, it reads its
+/// region at least twice, the next workgroups read the next regions
+/// (workgroupsReadNextRegions) and `count` passes' prefetches fit in the
+/// buffer.
+static std::optional<Passes> panelPasses(vector::TransferReadOp read, func::FuncOp fn,
+                                         MemRefType type) {
+  Passes p;
+  llvm::DenseSet<Value> sources = computedFrom(read.getIndices());
+  llvm::DenseMap<Value, int64_t> firstIteration;
+  SmallVector<scf::ForOp> loops;
+  for (Operation *op = read->getParentOp(); op && op != fn; op = op->getParentOp())
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      loops.push_back(loop);
+  for (scf::ForOp loop : llvm::reverse(loops)) {
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || !step || *step <= 0 || *ub <= *lb)
+      return std::nullopt;
+    firstIteration[loop.getInductionVar()] = *lb;
+    int64_t trips = llvm::divideCeil(*ub - *lb, *step);
+    if (sources.contains(loop.getInductionVar())) {
+      p.rows *= trips;
+      p.rowLoops.push_back(loop);
+    } else if (trips > 1) {
+      p.passLoops.push_back(loop);
+      p.count *= trips;
+    }
+  }
+  int64_t rowElements = type.getShape().back();
+  p.perStep = llvm::divideCeil(rowElements, p.count);
+  if (p.count < 2 || p.count * p.rows * p.perStep > type.getNumElements() ||
+      !workgroupsReadNextRegions(read, fn, type, p.rows * rowElements, firstIteration))
+    return std::nullopt;
+  return p;
 }
 
 /// The linear index `read` reads at the first iteration of `loops`: its
@@ -302,14 +309,10 @@ struct PrefetchWeightsPass final : public impl::PrefetchWeightsPassBase<Prefetch
         return;
       auto type = cast<MemRefType>(arg.getType());
       int64_t bytes = type.getNumElements() * (type.getElementTypeBitWidth() / 8);
-      std::optional<Passes> passes = panelPasses(read, fn);
-      if (passes && (!workgroupsReadNextRegions(read, fn, type,
-                                                passes->rows * type.getShape().back()) ||
-                     passes->count * passes->rows *
-                             llvm::divideCeil(type.getShape().back(), passes->count) >
-                         type.getNumElements()))
-        passes = std::nullopt;
-      if (passes && bytes >= regionMinBytes)
+      std::optional<Passes> passes;
+      if (bytes >= regionMinBytes)
+        passes = panelPasses(read, fn, type);
+      if (passes)
         streams.push_back({read, arg, passes});
       else if (bytes >= minBytes)
         streams.push_back({read, arg, std::nullopt});
@@ -339,9 +342,7 @@ struct PrefetchWeightsPass final : public impl::PrefetchWeightsPassBase<Prefetch
         // from a base clamped so that the last workgroup's stay in the
         // buffer. Affine in the loops' induction variables: LLVM makes it a
         // pointer bumped once per step.
-        int64_t rowElements = type.getShape().back();
-        int64_t n = passes->count;
-        int64_t perStep = llvm::divideCeil(rowElements, n);
+        int64_t n = passes->count, perStep = passes->perStep;
         int64_t perPass = passes->rows * perStep;
         int64_t lineElements = kCacheLineBytes / elementBytes;
         int64_t lines = llvm::divideCeil(perStep, lineElements);
