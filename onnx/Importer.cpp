@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinDialect.h"
@@ -549,6 +550,7 @@ static const OpTable &opTable() {
     addShapeOps(t);
     addResizeOps(t);
     addQuantizedOps(t);
+    addRecurrentOps(t);
     return t;
   }();
   return table;
@@ -976,7 +978,7 @@ OwningOpRef<ModuleOp> importOnnx(MLIRContext &context, StringRef bytes, StringRe
     return {};
   }
   context.loadDialect<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
-                      math::MathDialect, tensor::TensorDialect>();
+                      math::MathDialect, scf::SCFDialect, tensor::TensorDialect>();
   llvm::DenseMap<const onnx::TensorProto *, StringRef> rawData;
   for (const onnximport::RawData &r : raw)
     if (r.initializer < static_cast<size_t>(model.graph().initializer_size()))

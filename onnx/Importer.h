@@ -195,6 +195,11 @@ mlir::Value padTo(Importer &im, mlir::Value v, llvm::ArrayRef<int64_t> low,
 /// A named tensor<Nxi64> attribute (strides, dilations of linalg's ops).
 mlir::NamedAttribute i64Tensor(Importer &im, llvm::StringRef name, llvm::ArrayRef<int64_t> v);
 
+/// A @ B with NumPy's matmul semantics (batch dims broadcast, 1-D promoted),
+/// accumulating into `init` when given (NeuralNet.cpp).
+mlir::FailureOr<mlir::Value> matmul(Importer &im, mlir::Value a, mlir::Value b,
+                                    mlir::Value init = {});
+
 /// Imports the node's op into `results` (one per node output).
 using OpImporter = std::function<mlir::LogicalResult(Importer &, llvm::SmallVectorImpl<mlir::Value> &)>;
 using OpTable = llvm::StringMap<OpImporter>;
@@ -203,6 +208,7 @@ void addNeuralNetOps(OpTable &table);
 void addShapeOps(OpTable &table);
 void addResizeOps(OpTable &table);
 void addQuantizedOps(OpTable &table);
+void addRecurrentOps(OpTable &table);
 
 /// Normalizes a possibly negative axis of a rank-`rank` tensor; -1 if out of range.
 int64_t normalizeAxis(int64_t axis, int64_t rank);

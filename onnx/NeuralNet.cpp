@@ -219,8 +219,9 @@ LogicalResult globalPool(Importer &im, SmallVectorImpl<Value> &results, bool max
   return success();
 }
 
-/// A @ B with NumPy's matmul semantics (batch dims broadcast, 1-D promoted).
-FailureOr<Value> matmul(Importer &im, Value a, Value bv, Value init = {}) {
+} // namespace
+
+FailureOr<Value> matmul(Importer &im, Value a, Value bv, Value init) {
   Shape as = Importer::shapeOf(a), bs = Importer::shapeOf(bv);
   Type et = Importer::typeOf(a).getElementType();
   if (as.empty() || bs.empty())
@@ -302,6 +303,8 @@ FailureOr<Value> matmul(Importer &im, Value a, Value bv, Value init = {}) {
   }
   return result;
 }
+
+namespace {
 
 LogicalResult gemm(Importer &im, SmallVectorImpl<Value> &results) {
   if (!im.hasInput(0) || !im.hasInput(1))
