@@ -1,0 +1,112 @@
+"""ONNX's quantized matmuls and convolutions: 8-bit operands with constant
+zero points contract as int8 (the zero points corrected algebraically), and
+must give exactly what subtracting the zero points first gives: NumPy's
+integer sums, and the same model with its zero points fed at run time (which
+takes the subtract-first path)."""
+import numpy as np
+import pytest
+
+import jitrun
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto as T  # noqa: E402
+from onnx import helper as oh  # noqa: E402
+from onnx import numpy_helper as nh  # noqa: E402
+
+ONNX_TYPE = {np.uint8: T.UINT8, np.int8: T.INT8, np.int32: T.INT32, np.float32: T.FLOAT}
+
+
+def save(path, nodes, inputs, outputs, inits):
+    graph = oh.make_graph(nodes, "q", inputs, outputs, inits)
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)]), path)
+    return path
+
+
+def host_has(flag):
+    with open("/proc/cpuinfo") as f:
+        return flag in f.read().split()
+
+
+@pytest.mark.parametrize("a_type,b_type,per_column", [
+    (np.uint8, np.int8, True),
+    (np.int8, np.uint8, False),
+    (np.uint8, np.uint8, True),
+])
+def test_matmul_integer_is_exact(a_type, b_type, per_column, tmp_path):
+    rng = np.random.default_rng(1)
+    m, k, n = 40, 96, 64
+    info = np.iinfo
+    a = rng.integers(info(a_type).min, info(a_type).max, (m, k), endpoint=True).astype(a_type)
+    b = rng.integers(info(b_type).min, info(b_type).max, (k, n), endpoint=True).astype(b_type)
+    za = np.array(info(a_type).max // 3, a_type)
+    zb = (rng.integers(-5, 6, n) + (128 if b_type == np.uint8 else 0)).astype(b_type) \
+        if per_column else np.array(7, b_type)
+    path = save(str(tmp_path / "mmi.onnx"), [oh.make_node("MatMulInteger", ["a", "b", "za", "zb"], ["y"])],
+                [oh.make_tensor_value_info("a", ONNX_TYPE[a_type], [m, k])],
+                [oh.make_tensor_value_info("y", T.INT32, [m, n])],
+                [nh.from_array(b, "b"), nh.from_array(za, "za"), nh.from_array(zb, "zb")])
+    want = (a.astype(np.int64) - za) @ (b.astype(np.int64) - zb.astype(np.int64))
+    got = jitrun.load(path, cache_dir=False)(a)
+    assert got.dtype == np.int32 and np.array_equal(got, want)
+
+
+def quantized_net(path, zero_points_as_inputs):
+    """QuantizeLinear -> QLinearConv (3x3, pad 1, bias, per-channel scales)
+    -> QLinearConv (3x3, stride 2) -> Reshape -> QLinearMatMul (per-column
+    weight zero points) -> DequantizeLinear: ONNX Runtime's QOperator form.
+    The zero points are initializers, or graph inputs (fed at run time)."""
+    rng = np.random.default_rng(2)
+    w1 = rng.integers(-127, 128, (16, 3, 3, 3)).astype(np.int8)
+    w2 = rng.integers(-127, 128, (24, 16, 3, 3)).astype(np.int8)
+    fc = rng.integers(-127, 128, (24 * 8 * 8, 32)).astype(np.int8)
+    inits = [
+        nh.from_array(np.array(0.02, np.float32), "xs"),
+        nh.from_array(w1, "w1"), nh.from_array(rng.uniform(0.01, 0.02, 16).astype(np.float32), "w1s"),
+        nh.from_array(np.array(0.4, np.float32), "y1s"),
+        nh.from_array(rng.integers(-300, 300, 16).astype(np.int32), "b1"),
+        nh.from_array(w2, "w2"), nh.from_array(np.array(0.015, np.float32), "w2s"),
+        nh.from_array(np.array(6.0, np.float32), "y2s"),
+        nh.from_array(np.array([1, 24 * 8 * 8], np.int64), "shape"),
+        nh.from_array(fc, "fc"), nh.from_array(np.array(0.01, np.float32), "fcs"),
+        nh.from_array(np.array(100.0, np.float32), "ys"),
+    ]
+    zero_points = {
+        "xz": np.array(128, np.uint8), "w1z": np.zeros(16, np.int8), "y1z": np.array(20, np.uint8),
+        "w2z": np.array(0, np.int8), "y2z": np.array(100, np.uint8),
+        "fcz": rng.integers(-3, 4, 32).astype(np.int8), "yz": np.array(131, np.uint8),
+    }
+    inputs = [oh.make_tensor_value_info("x", T.FLOAT, [1, 3, 16, 16])]
+    for name, v in zero_points.items():
+        if zero_points_as_inputs:
+            inputs.append(oh.make_tensor_value_info(name, ONNX_TYPE[v.dtype.type], list(v.shape)))
+        else:
+            inits.append(nh.from_array(v, name))
+    nodes = [
+        oh.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        oh.make_node("QLinearConv", ["xq", "xs", "xz", "w1", "w1s", "w1z", "y1s", "y1z", "b1"],
+                     ["c1"], pads=[1, 1, 1, 1]),
+        oh.make_node("QLinearConv", ["c1", "y1s", "y1z", "w2", "w2s", "w2z", "y2s", "y2z"],
+                     ["c2"], strides=[2, 2], pads=[1, 1, 1, 1]),
+        oh.make_node("Reshape", ["c2", "shape"], ["flat"]),
+        oh.make_node("QLinearMatMul", ["flat", "y2s", "y2z", "fc", "fcs", "fcz", "ys", "yz"], ["yq"]),
+        oh.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"]),
+    ]
+    save(path, nodes, inputs, [oh.make_tensor_value_info("y", T.FLOAT, [1, 32])], inits)
+    return [v for v in zero_points.values()] if zero_points_as_inputs else []
+
+
+def test_int8_contractions_equal_zero_points_subtracted_first(tmp_path, jitrun_cli):
+    x = np.random.default_rng(3).uniform(-2.5, 2.5, (1, 3, 16, 16)).astype(np.float32)
+    fast_path, slow_path = str(tmp_path / "fast.onnx"), str(tmp_path / "slow.onnx")
+    quantized_net(fast_path, False)
+    zero_points = quantized_net(slow_path, True)
+    fast = jitrun.load(fast_path, cache_dir=False)
+    slow = jitrun.load(slow_path, cache_dir=False)
+    got, want = fast(x), slow(x, *zero_points)
+    assert np.array_equal(got, want)
+    assert len(np.unique(want)) > 8  # not saturated to a constant
+    if host_has("avx512_vnni"):
+        # The constant zero points' convolutions are int8 ones (VNNI's
+        # vpdpbusd); with the zero points subtracted first, i32 ones.
+        assert fast.statistics["vnni_kernels"] >= 2
+        assert slow.statistics["vnni_kernels"] == 0
