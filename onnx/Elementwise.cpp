@@ -170,6 +170,9 @@ void addArithmetic(OpTable &t) {
         [](ArrayRef<double> a) { return std::floor(a[0]); });
   unary(t, "Ceil", [](B &b, L l, V a) -> Value { return math::CeilOp::create(b, l, a[0]); },
         [](ArrayRef<double> a) { return std::ceil(a[0]); });
+  // Halves to even, as ONNX's Round (and the default rounding mode's rint).
+  unary(t, "Round", [](B &b, L l, V a) -> Value { return math::RoundEvenOp::create(b, l, a[0]); },
+        [](ArrayRef<double> a) { return std::nearbyint(a[0]); });
   unary(t, "Reciprocal", [](B &b, L l, V a) -> Value {
     return arith::DivFOp::create(b, l, fconst(b, l, a[0].getType(), 1.0), a[0]);
   });

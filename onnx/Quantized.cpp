@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cstdint>
+#include <limits>
 
 using namespace mlir;
 
@@ -130,6 +131,62 @@ LogicalResult quantize(Importer &im, SmallVectorImpl<Value> &results) {
   return success();
 }
 
+/// DynamicQuantizeLinear: x's range widened to hold 0, scale = range / 255
+/// (an all-zero x: 0, dividing by 1 instead), the uint8 zero point
+/// round(-min / scale), and x quantized with them, rounding half to even
+/// and saturating, as ONNX defines them.
+LogicalResult dynamicQuantize(Importer &im, SmallVectorImpl<Value> &results) {
+  if (!im.hasInput(0))
+    return im.fail("DynamicQuantizeLinear needs x");
+  Value x = im.in(0);
+  Type f32 = im.b.getF32Type();
+  if (Importer::typeOf(x).getElementType() != f32)
+    return im.fail("DynamicQuantizeLinear: x must be float32");
+  int64_t rank = Importer::typeOf(x).getRank();
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < rank; ++d)
+    all.push_back(d);
+  const double inf = std::numeric_limits<double>::infinity();
+  Value hi = im.reduce(x, all, false, -inf, [](B &b, L l, V a) -> Value {
+    return arith::MaximumFOp::create(b, l, a[0], a[1]);
+  });
+  Value lo = im.reduce(x, all, false, inf, [](B &b, L l, V a) -> Value {
+    return arith::MinimumFOp::create(b, l, a[0], a[1]);
+  });
+  auto c = [](B &b, L l, double v) { return fconst(b, l, b.getF32Type(), v); };
+  FailureOr<Value> scale = im.elementwise({hi, lo}, f32, [&](B &b, L l, V a) -> Value {
+    Value h = arith::MaximumFOp::create(b, l, a[0], c(b, l, 0.0));
+    Value m = arith::MinimumFOp::create(b, l, a[1], c(b, l, 0.0));
+    return arith::DivFOp::create(b, l, arith::SubFOp::create(b, l, h, m), c(b, l, 255.0));
+  });
+  if (failed(scale))
+    return failure();
+  // The divisor: the scale, or 1 where it is 0.
+  auto divisor = [&](B &b, L l, Value s) -> Value {
+    Value zero = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, s, c(b, l, 0.0));
+    return arith::SelectOp::create(b, l, zero, c(b, l, 1.0), s);
+  };
+  FailureOr<Value> zp = im.elementwise({lo, *scale}, im.b.getIntegerType(8),
+                                       [&](B &b, L l, V a) -> Value {
+    Value m = arith::MinimumFOp::create(b, l, a[0], c(b, l, 0.0));
+    Value v = arith::DivFOp::create(b, l, arith::NegFOp::create(b, l, m), divisor(b, l, a[1]));
+    return requantize(b, l, v, c(b, l, 0.0), true);
+  });
+  if (failed(zp))
+    return failure();
+  im.markUnsigned(*zp);
+  FailureOr<Value> y = im.elementwise({x, *scale, *zp}, im.b.getIntegerType(8),
+                                      [&](B &b, L l, V a) -> Value {
+    Value v = arith::DivFOp::create(b, l, a[0], divisor(b, l, a[1]));
+    return requantize(b, l, v, toF32(b, l, a[2], true), true);
+  });
+  if (failed(y))
+    return failure();
+  im.markUnsigned(*y);
+  results.append({*y, *scale, *zp});
+  return success();
+}
+
 /// `x - zp` widened to i32 (zp per tensor or along `axis`).
 FailureOr<Value> shifted(Importer &im, Value x, Value zp, int64_t axis) {
   // The zero point has x's type (ONNX): unsigned together.
@@ -207,41 +264,49 @@ std::optional<std::vector<int64_t>> zeroPointValues(Importer &im, Value zp, int6
 }
 
 /// sum_k (a[i,k] - za) (b[k,j] - zb[j]) for 8-bit `a` [M, K] and `b` [K, N]
-/// with constant zero points (za per tensor, zb per tensor or per column),
-/// in i32: an i8 x i8 -> i32 matmul of the operands as they are (uint8 as
-/// int8 bits, asSigned8) starting from -za colsum(b)[j] + K za zb[j]
-/// (folded at import when b is a constant), minus zb[j] rowsum(a)[i] when
-/// some zb is not 0. The same sums as subtracting the zero points first,
+/// (za per tensor, a constant or computed at run time, as
+/// DynamicQuantizeLinear's; zb constant, per tensor or per column), in i32:
+/// an i8 x i8 -> i32 matmul of the operands as they are (uint8 as int8
+/// bits, asSigned8) starting from za (K zb[j] - colsum(b)[j]) (folded at
+/// import when b and za are constants), minus zb[j] rowsum(a)[i] when some
+/// zb is not 0. The same sums as subtracting the zero points first,
 /// exactly, at int8's speed instead of an i32 matmul's. Failure (nothing
-/// built) when a zero point is no such constant.
+/// built) when a zero point is no such value.
 FailureOr<Value> matmulInt8(Importer &im, Value a, Value azp, Value b, Value bzp) {
   Shape as = Importer::shapeOf(a), bs = Importer::shapeOf(b);
   int64_t m = as[0], k = as[1], n = bs[1];
-  if (Importer::typeOf(azp).getNumElements() != 1)
+  if (Importer::typeOf(azp).getNumElements() != 1 ||
+      !Importer::typeOf(azp).getElementType().isInteger(8))
     return failure();
-  int64_t ashift, bshift;
-  std::optional<std::vector<int64_t>> zas = zeroPointValues(im, azp, im.isUnsigned(a) ? 128 : 0);
+  int64_t ashift = im.isUnsigned(a) ? 128 : 0, bshift;
+  std::optional<std::vector<int64_t>> zas = zeroPointValues(im, azp, ashift);
   std::optional<std::vector<int64_t>> zbs = zeroPointValues(im, bzp, im.isUnsigned(b) ? 128 : 0);
-  if (!zas || !zbs || (zbs->size() != 1 && static_cast<int64_t>(zbs->size()) != n))
+  if (!zbs || (zbs->size() != 1 && static_cast<int64_t>(zbs->size()) != n))
     return failure();
+  bool azpUnsigned = im.isUnsigned(azp) || im.isUnsigned(a);
   Value a8 = asSigned8(im, a, ashift), b8 = asSigned8(im, b, bshift);
-  int64_t za = zas->front();
   auto zb = [&](int64_t j) { return (*zbs)[zbs->size() == 1 ? 0 : j]; };
   Type i32 = im.b.getI32Type();
-  // The accumulator's start, per column.
-  Value start;
+  auto i32Lit = [&](Shape shape, std::vector<double> values) {
+    Lit l;
+    l.shape = std::move(shape);
+    l.elementType = i32;
+    l.values = std::move(values);
+    return im.constant(l);
+  };
+  // c[j] = K zb[j] - colsum(b)[j], on the host for a constant b.
+  Value c;
+  std::optional<std::vector<int64_t>> cs;
   if (std::optional<ArrayRef<char>> data = Importer::constantData(b8);
       data && static_cast<int64_t>(data->size()) == k * n) {
-    std::vector<int64_t> colsum(n, 0);
+    cs.emplace(n, 0);
     for (int64_t r = 0; r < k; ++r)
       for (int64_t j = 0; j < n; ++j)
-        colsum[j] += static_cast<int8_t>((*data)[r * n + j]);
-    Lit l;
-    l.shape = {1, n};
-    l.elementType = i32;
+        (*cs)[j] -= static_cast<int8_t>((*data)[r * n + j]);
+    std::vector<double> values;
     for (int64_t j = 0; j < n; ++j)
-      l.values.push_back(static_cast<double>(-za * colsum[j] + k * za * zb(j)));
-    start = im.constant(l);
+      values.push_back(static_cast<double>((*cs)[j] += k * zb(j)));
+    c = i32Lit({1, n}, values);
   } else {
     Value wide = *im.elementwise({b8}, i32, [](B &bb, L l, V x) -> Value {
       return arith::ExtSIOp::create(bb, l, bb.getI32Type(), x[0]);
@@ -249,16 +314,35 @@ FailureOr<Value> matmulInt8(Importer &im, Value a, Value azp, Value b, Value bzp
     Value colsum = im.reduce(wide, {0}, true, 0, [](B &bb, L l, V x) -> Value {
       return arith::AddIOp::create(bb, l, x[0], x[1]);
     });
-    Lit zbl;
-    zbl.shape = {1, static_cast<int64_t>(zbs->size())};
-    zbl.elementType = i32;
+    std::vector<double> kzb;
     for (int64_t v : *zbs)
-      zbl.values.push_back(static_cast<double>(k * za * v));
-    start = *im.elementwise({colsum, im.constant(zbl)}, i32, [za](B &bb, L l, V x) -> Value {
-      Value s = arith::MulIOp::create(
-          bb, l, x[0], arith::ConstantOp::create(bb, l, bb.getI32IntegerAttr(-za)));
-      return arith::AddIOp::create(bb, l, s, x[1]);
-    });
+      kzb.push_back(static_cast<double>(k * v));
+    c = *im.elementwise({i32Lit({1, static_cast<int64_t>(zbs->size())}, kzb), colsum}, i32,
+                        [](B &bb, L l, V x) -> Value {
+                          return arith::SubIOp::create(bb, l, x[0], x[1]);
+                        });
+  }
+  // The accumulator's start, per column: za c[j].
+  Value start;
+  if (zas && cs) {
+    std::vector<double> values;
+    for (int64_t j = 0; j < n; ++j)
+      values.push_back(static_cast<double>(zas->front() * (*cs)[j]));
+    start = i32Lit({1, n}, values);
+  } else if (zas) {
+    start = *im.elementwise({c, i32Lit({1, 1}, {static_cast<double>(zas->front())})}, i32,
+                            [](B &bb, L l, V x) -> Value {
+                              return arith::MulIOp::create(bb, l, x[0], x[1]);
+                            });
+  } else {
+    start = *im.elementwise(
+        {c, im.reshape(azp, {1, 1})}, i32, [=](B &bb, L l, V x) -> Value {
+          Value z = widen(bb, l, x[1], azpUnsigned);
+          if (ashift)
+            z = arith::SubIOp::create(bb, l, z,
+                                      arith::ConstantOp::create(bb, l, bb.getI32IntegerAttr(ashift)));
+          return arith::MulIOp::create(bb, l, x[0], z);
+        });
   }
   Value init = *im.elementwise({start, im.empty({m, n}, i32)}, i32,
                                [](B &, L, V x) -> Value { return x[0]; });
@@ -453,6 +537,7 @@ LogicalResult qlinearConv(Importer &im, SmallVectorImpl<Value> &results, bool in
 void addQuantizedOps(OpTable &t) {
   t["QuantizeLinear"] = quantize;
   t["DequantizeLinear"] = dequantize;
+  t["DynamicQuantizeLinear"] = dynamicQuantize;
   t["QLinearMatMul"] = [](Importer &im, SmallVectorImpl<Value> &r) {
     return qlinearMatMul(im, r, false);
   };

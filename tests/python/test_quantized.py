@@ -110,3 +110,43 @@ def test_int8_contractions_equal_zero_points_subtracted_first(tmp_path, jitrun_c
         # vpdpbusd); with the zero points subtracted first, i32 ones.
         assert fast.statistics["vnni_kernels"] >= 2
         assert slow.statistics["vnni_kernels"] == 0
+
+
+def dynamic_linear(path, m, k, n, seed=4):
+    """ONNX Runtime's dynamic quantization of a linear layer (quantize_dynamic):
+    DynamicQuantizeLinear of the activations (scale and zero point computed
+    at run time), MatMulInteger with int8 weights, Cast, Mul by both scales,
+    Add of the bias. Returns the weights, their scale and the bias."""
+    rng = np.random.default_rng(seed)
+    w = rng.integers(-127, 128, (k, n)).astype(np.int8)
+    ws = np.array(0.004, np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    nodes = [
+        oh.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+        oh.make_node("MatMulInteger", ["xq", "w", "xz", "wz"], ["acc"]),
+        oh.make_node("Cast", ["acc"], ["accf"], to=T.FLOAT),
+        oh.make_node("Mul", ["xs", "ws"], ["scale"]),
+        oh.make_node("Mul", ["accf", "scale"], ["yf"]),
+        oh.make_node("Add", ["yf", "bias"], ["y"]),
+    ]
+    save(path, nodes, [oh.make_tensor_value_info("x", T.FLOAT, [m, k])],
+         [oh.make_tensor_value_info("y", T.FLOAT, [m, n])],
+         [nh.from_array(w, "w"), nh.from_array(np.array(0, np.int8), "wz"),
+          nh.from_array(ws, "ws"), nh.from_array(bias, "bias")])
+    return w, ws, bias
+
+
+def test_dynamically_quantized_linear_layer(tmp_path):
+    m, k, n = 24, 128, 96
+    path = str(tmp_path / "dyn.onnx")
+    w, ws, bias = dynamic_linear(path, m, k, n)
+    x = np.random.default_rng(5).standard_normal((m, k)).astype(np.float32) * 3
+    # ONNX's DynamicQuantizeLinear, then the integer sums, in NumPy.
+    lo, hi = min(0.0, x.min()), max(0.0, x.max())
+    xs = np.float32((hi - lo) / 255)
+    xz = np.clip(np.round(-np.float32(lo) / xs), 0, 255)
+    xq = np.clip(np.round(x / xs) + xz, 0, 255)
+    acc = (xq.astype(np.int64) - int(xz)) @ w.astype(np.int64)
+    want = acc.astype(np.float32) * (xs * ws) + bias
+    got = jitrun.load(path, cache_dir=False)(x)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5)
