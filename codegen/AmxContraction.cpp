@@ -1,4 +1,4 @@
-//===- AmxContraction.cpp - bf16 contractions in AMX tiles ---------------===//
+//===- AmxContraction.cpp - bf16 and int8 contractions in AMX tiles ------===//
 //
 // On a host with AMX (Sapphire Rapids and later Intel cores), a bf16 x bf16
 // -> f32 matmul over VNNI panels (jitrun-fusion-pack-weights with
@@ -22,6 +22,10 @@
 //
 // tdpbf16ps rounds its sums as f32 FMAs would, but treats denormal bf16
 // inputs and f32 results as zero (values under 1.2e-38).
+//
+// An int8 x int8 -> i32 matmul over VNNI panels of quads (packed[p][kq][t]
+// [v] = B[4 kq + v][p T + t]) takes the same tiles with tdpbssd: 64 int8 of
+// K per step (16 quads), 16384 multiply-adds per instruction, exact.
 //
 // LLVM configures the tiles itself (ldtilecfg from the shapes of the
 // intrinsics); jitrun-codegen-amx-to-llvm lowers the tile ops together
@@ -53,17 +57,20 @@ namespace {
 /// Rows of every AMX tile; bytes of each tile row.
 constexpr int64_t kTileRows = 16;
 constexpr int64_t kTileRowBytes = 64;
-/// f32 columns of an accumulator tile, bf16 pairs of a K step.
+/// f32 or i32 columns of an accumulator tile; VNNI groups of a K step (4
+/// bytes each: bf16 pairs or int8 quads).
 constexpr int64_t kTileColumns = kTileRowBytes / 4;
 constexpr int64_t kPairsPerStep = kTileRowBytes / 4;
 /// Accumulator tiles per side: 2 x 2 of the 8 tile registers, the other 4
 /// for two tiles of A and two of B.
 constexpr int64_t kMaxTilesPerSide = 2;
 
-/// Where each operand's loops are in a marked contraction, and its extents.
+/// Where each operand's loops are in a marked contraction, and its extents;
+/// `group`: the elements of a VNNI group (2 bf16, 4 int8).
 struct AmxShape {
   unsigned rowLoop, colLoop, pairLoop, vnniLoop;
-  int64_t rows, cols, pairs;
+  int64_t rows, cols, pairs, group;
+  bool integer;
 };
 
 /// The loop roles of `op` (A (rows..., kp, v), B (..., kp, t, v), C
@@ -72,7 +79,7 @@ struct AmxShape {
 /// columns and K is a unit and the tiles fit; failure otherwise.
 static FailureOr<AmxShape> amxShape(linalg::GenericOp op) {
   // A multiply-accumulate body (widened operands, acc + a * b), the only one
-  // tdpbf16ps computes.
+  // tdpbf16ps and tdpbssd compute.
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics() ||
       !linalg::isaContractionOpInterface(op))
     return failure();
@@ -116,12 +123,24 @@ static FailureOr<AmxShape> amxShape(linalg::GenericOp op) {
   // jitrun-fusion-pack-weights, which packs for AMX only such K).
   if (s.pairs % kPairsPerStep != 0 || s.pairs < 2 * kPairsPerStep)
     return failure();
-  if (ranges[s.vnniLoop] != 2 || s.rows > kMaxTilesPerSide * kTileRows ||
+  auto elem = [&](unsigned i) { return getElementTypeOrSelf(op->getOperand(i).getType()); };
+  s.integer = elem(0).isInteger(8) && elem(1).isInteger(8) && elem(2).isInteger(32);
+  if (!s.integer && (!elem(0).isBF16() || !elem(1).isBF16() || !elem(2).isF32()))
+    return failure();
+  s.group = s.integer ? 4 : 2;
+  if (ranges[s.vnniLoop] != s.group || s.rows > kMaxTilesPerSide * kTileRows ||
       s.cols % kTileColumns != 0 || s.cols > kMaxTilesPerSide * kTileColumns)
     return failure();
-  auto elem = [&](unsigned i) { return getElementTypeOrSelf(op->getOperand(i).getType()); };
-  if (!elem(0).isBF16() || !elem(1).isBF16() || !elem(2).isF32())
-    return failure();
+  // int8 products summed as tdpbssd sums them: sign-extended operands.
+  if (s.integer) {
+    bool signedCasts = true;
+    op.getBlock()->walk([&](Operation *o) {
+      if (isa<arith::ExtUIOp, arith::UIToFPOp>(o))
+        signedCasts = false;
+    });
+    if (!signedCasts)
+      return failure();
+  }
   return s;
 }
 
@@ -162,9 +181,9 @@ static bool rewriteToTiles(RewriterBase &rewriter, linalg::GenericOp op) {
   // Tile rows are contiguous runs: K pairs then pair elements in A, the
   // columns' pairs in B, the columns in C.
   if (strideOfLoop(op, 0, *sa, shape->vnniLoop) != 1 ||
-      strideOfLoop(op, 0, *sa, shape->pairLoop) != 2 ||
+      strideOfLoop(op, 0, *sa, shape->pairLoop) != shape->group ||
       strideOfLoop(op, 1, *sb, shape->vnniLoop) != 1 ||
-      strideOfLoop(op, 1, *sb, shape->colLoop) != 2 ||
+      strideOfLoop(op, 1, *sb, shape->colLoop) != shape->group ||
       strideOfLoop(op, 2, *sc, shape->colLoop) != 1)
     return false;
   int64_t aRowStride = strideOfLoop(op, 0, *sa, shape->rowLoop);
@@ -202,11 +221,15 @@ static bool rewriteToTiles(RewriterBase &rewriter, linalg::GenericOp op) {
       r.push_back(at[map.getDimPosition(d)]);
     return r;
   };
-  Type bf16 = rewriter.getBF16Type(), f32 = rewriter.getF32Type();
+  int64_t g = shape->group;
+  Type elem = getElementTypeOrSelf(a.getType());
+  Type accElem = getElementTypeOrSelf(c.getType());
   int64_t rowTiles = llvm::divideCeil(shape->rows, kTileRows);
   int64_t colTiles = shape->cols / kTileColumns;
   auto tileRows = [&](int64_t i) { return std::min(kTileRows, shape->rows - i * kTileRows); };
-  auto accType = [&](int64_t i) { return amx::TileType::get({tileRows(i), kTileColumns}, f32); };
+  auto accType = [&](int64_t i) {
+    return amx::TileType::get({tileRows(i), kTileColumns}, accElem);
+  };
   Value aStride = index(aRowStride), bStride = index(bRowStride), cStride = index(cRowStride);
 
   SmallVector<Value> accs;
@@ -222,16 +245,23 @@ static bool rewriteToTiles(RewriterBase &rewriter, linalg::GenericOp op) {
     SmallVector<Value> lhs, rhs, out;
     for (int64_t i = 0; i < rowTiles; ++i)
       lhs.push_back(amx::TileLoadOp::create(
-          bld, loc, amx::TileType::get({tileRows(i), 2 * pairs}, bf16), a,
+          bld, loc, amx::TileType::get({tileRows(i), g * pairs}, elem), a,
           indices(0, index(i * kTileRows), zero, k), aStride));
     for (int64_t j = 0; j < colTiles; ++j)
       rhs.push_back(amx::TileLoadOp::create(
-          bld, loc, amx::TileType::get({pairs, 2 * kTileColumns}, bf16), b,
+          bld, loc, amx::TileType::get({pairs, g * kTileColumns}, elem), b,
           indices(1, zero, index(j * kTileColumns), k), bStride));
     for (int64_t i = 0; i < rowTiles; ++i)
-      for (int64_t j = 0; j < colTiles; ++j)
-        out.push_back(amx::TileMulFOp::create(bld, loc, accType(i), lhs[i], rhs[j],
-                                              in[i * colTiles + j]));
+      for (int64_t j = 0; j < colTiles; ++j) {
+        Value acc = in[i * colTiles + j];
+        // tdpbssd: signed x signed; tdpbf16ps.
+        out.push_back(shape->integer
+                          ? amx::TileMulIOp::create(bld, loc, accType(i), lhs[i], rhs[j], acc,
+                                                    /*isZextLhs=*/false, /*isZextRhs=*/false)
+                                .getResult()
+                          : amx::TileMulFOp::create(bld, loc, accType(i), lhs[i], rhs[j], acc)
+                                .getResult());
+      }
     return out;
   };
   auto loop = scf::ForOp::create(
@@ -269,7 +299,8 @@ struct AmxContractionsPass final
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp g : marked)
       if (!rewriteToTiles(rewriter, g))
-        g.emitRemark("bf16 contraction left to scalar loops: its shape, layout or body does not fit AMX tiles");
+        g.emitRemark("bf16 or int8 contraction left to scalar loops: its shape, layout or body "
+                     "does not fit AMX tiles");
   }
 };
 

@@ -173,7 +173,10 @@ static CompiledKernel compileKernelIsolated(KernelWorkspace &workspace, const st
   kernelFn.walk([&](LLVM::CallIntrinsicOp call) {
     r.vnni |= call.getIntrin().starts_with("llvm.x86.avx512.vpdpbusd");
   });
-  kernelFn.walk([&](amx::TileMulFOp) { r.amx = true; });
+  kernelFn.walk([&](Operation *op) {
+    if (isa<amx::TileMulFOp, amx::TileMulIOp>(op))
+      r.amx = true;
+  });
   // Diagnostics named the dispatch; machine code is named after the
   // kernel's content, so that cached objects never clash in the JIT.
   kernelFn.setSymName(symbol);

@@ -51,10 +51,32 @@ constexpr int64_t kMaxRows = 8;
 /// Columns of a panel: four AVX-512 registers of f32, a whole number of
 /// cache lines, and a tile the contraction strategy divides.
 constexpr int64_t kPanel = 64;
-/// Columns of one AMX f32 accumulator tile (16 rows of 64 bytes), and the
-/// K of one tdpbf16ps step (a tile row of 32 bf16).
+/// Columns of one AMX f32 or i32 accumulator tile (16 rows of 64 bytes),
+/// and the bytes of K one tdpbf16ps or tdpbssd step takes (a tile row: 32
+/// bf16 or 64 int8), in groups of 4 bytes (VNNI: 2 bf16 or 4 int8).
 constexpr int64_t kAmxTileColumns = 16;
-constexpr int64_t kAmxStepK = 32;
+constexpr int64_t kAmxStepBytes = 64;
+constexpr int64_t kVnniGroupBytes = 4;
+
+/// The K of one AMX step and of one VNNI group for `elem` (bf16 or i8).
+int64_t amxStepK(Type elem) { return kAmxStepBytes / (elem.getIntOrFloatBitWidth() / 8); }
+int64_t vnniGroup(Type elem) { return kVnniGroupBytes / (elem.getIntOrFloatBitWidth() / 8); }
+
+/// True for the operand and accumulator types AMX tiles multiply: bf16 x
+/// bf16 -> f32 (tdpbf16ps) and i8 x i8 -> i32 (tdpbssd).
+bool amxTypes(Type a, Type b, Type acc) {
+  return a == b && ((a.isBF16() && acc.isF32()) || (a.isInteger(8) && acc.isInteger(32)));
+}
+
+/// True when AMX tiles take a matmul of `m` rows, `k` of `elem` and panels
+/// of `width` columns: many rows, K in two or more whole steps (LLVM's tile
+/// register allocation ran out of registers on a last step of fewer pairs,
+/// with the tiles of an edge tile of rows, 33x48x70, and on a single step,
+/// with no K loop: 197x2304x32), panels of whole 16-column tiles.
+bool amxShape(int64_t m, int64_t k, int64_t width, Type elem) {
+  int64_t step = amxStepK(elem);
+  return m > kMaxRows && k % step == 0 && k >= 2 * step && width % kAmxTileColumns == 0;
+}
 /// Columns of a panel when there are more rows than one register tile: two
 /// AVX-512 registers, the width of the contraction's 8-row register tile.
 constexpr int64_t kManyRowsPanel = 32;
@@ -270,25 +292,27 @@ static Value packedConstant(PatternRewriter &rewriter, Location loc, ArrayRef<ch
       DenseResourceElementsAttr::get(packedType, "packed_weights", std::move(blob)));
 }
 
-/// The constant `bytes` (a K x N row-major matrix of bf16, K even) in
-/// panels of `width` columns whose rows are pairs of K interleaved, the
-/// layout AMX's tdpbf16ps reads its right operand in:
-/// packed[p][kp][t][v] = B[2 kp + v][p * width + t], zero past N.
+/// The constant `bytes` (a K x N row-major matrix of bf16 or int8, K a
+/// multiple of the VNNI group g: 2 or 4) in panels of `width` columns whose
+/// rows are groups of K interleaved, the layout AMX's tdpbf16ps and tdpbssd
+/// read their right operand in: packed[p][kg][t][v] = B[g kg + v][p * width
+/// + t], zero past N.
 static Value vnniPackedConstant(PatternRewriter &rewriter, Location loc, ArrayRef<char> bytes,
                                 int64_t k, int64_t n, int64_t width, Type elem) {
-  int64_t panels = llvm::divideCeil(n, width), pairs = k / 2;
-  constexpr size_t eb = 2;
+  int64_t g = vnniGroup(elem);
+  int64_t panels = llvm::divideCeil(n, width), pairs = k / g;
+  const size_t eb = elem.getIntOrFloatBitWidth() / 8;
   auto pack = [&](char *packed) {
     for (int64_t p = 0; p < panels; ++p) {
       int64_t valid = std::min<int64_t>(width, n - p * width);
       if (valid < width) // the last panel's columns past N are zeros
-        std::memset(packed + (p * pairs * width * 2) * eb, 0,
-                    static_cast<size_t>(pairs * width * 2) * eb);
+        std::memset(packed + (p * pairs * width * g) * eb, 0,
+                    static_cast<size_t>(pairs * width * g) * eb);
       for (int64_t kp = 0; kp < pairs; ++kp)
         for (int64_t t = 0; t < valid; ++t)
-          for (int64_t v = 0; v < 2; ++v)
-            std::memcpy(packed + (((p * pairs + kp) * width + t) * 2 + v) * eb,
-                        bytes.data() + ((2 * kp + v) * n + p * width + t) * eb, eb);
+          for (int64_t v = 0; v < g; ++v)
+            std::memcpy(packed + (((p * pairs + kp) * width + t) * g + v) * eb,
+                        bytes.data() + ((g * kp + v) * n + p * width + t) * eb, eb);
     }
   };
   std::string recipe;
@@ -296,7 +320,7 @@ static Value vnniPackedConstant(PatternRewriter &rewriter, Location loc, ArrayRe
       << "vnni panels " << elem << " k=" << k << " n=" << n << " width=" << width;
   AsmResourceBlob blob = WeightMemo::weight(rewriter.getContext(), bytes, recipe,
                                             static_cast<size_t>(panels * k * width) * eb, pack);
-  auto packedType = RankedTensorType::get({panels, pairs, width, 2}, elem);
+  auto packedType = RankedTensorType::get({panels, pairs, width, g}, elem);
   return arith::ConstantOp::create(
       rewriter, loc, packedType,
       DenseResourceElementsAttr::get(packedType, "packed_weights", std::move(blob)));
@@ -342,7 +366,12 @@ static void multiplyAccumulateBody(OpBuilder &b, Location l, ValueRange args, Ty
     }
     sum = multiplyAccumulate(b, l, x, y, args[2]);
   } else {
-    Value product = arith::MulIOp::create(b, l, args[0], args[1]);
+    Value x = args[0], y = args[1];
+    if (accElem != elem) { // int8 into i32 (AMX tiles)
+      x = arith::ExtSIOp::create(b, l, accElem, x);
+      y = arith::ExtSIOp::create(b, l, accElem, y);
+    }
+    Value product = arith::MulIOp::create(b, l, x, y);
     sum = arith::AddIOp::create(b, l, args[2], product);
   }
   linalg::YieldOp::create(b, l, sum);
@@ -414,13 +443,14 @@ static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
   return collapsePanels(rewriter, loc, generic.getResult(0), cType);
 }
 
-/// The contraction of `a` ([rows..., K], bf16, K even) with `packedB`, a
-/// K x N bf16 matrix in VNNI panels of `width` columns ([P, K/2, T, 2]:
-/// vnniPackedConstant's, or packed at run time; with `batchDims` leading
-/// batch dims, shared with the rows, before those), accumulated in f32 onto
-/// `init` ([rows..., N]): a ([rows..., K/2, 2], a free reshape) times
-/// packed[batch..., p, kp, t, v] over loops (rows..., p, t, kp, v), the form
-/// AMX tiles compute (marked jitrun.amx_tiles for codegen).
+/// The contraction of `a` ([rows..., K], bf16 or int8, K a multiple of the
+/// VNNI group g) with `packedB`, a K x N matrix of the same type in VNNI
+/// panels of `width` columns ([P, K/g, T, g]: vnniPackedConstant's, or
+/// packed at run time; with `batchDims` leading batch dims, shared with the
+/// rows, before those), accumulated in f32 or i32 onto `init` ([rows...,
+/// N]): a ([rows..., K/g, g], a free reshape) times packed[batch..., p, kg,
+/// t, v] over loops (rows..., p, t, kg, v), the form AMX tiles compute
+/// (marked jitrun.amx_tiles for codegen).
 static Value vnniPackedContraction(PatternRewriter &rewriter, Location loc, Value a,
                                    Value packedB, int64_t k, int64_t n, int64_t width,
                                    Type elem, Value init, unsigned batchDims = 0) {
@@ -430,7 +460,7 @@ static Value vnniPackedContraction(PatternRewriter &rewriter, Location loc, Valu
   int64_t panels = llvm::divideCeil(n, width);
   Value acc = accumulatorInPanels(rewriter, loc, init, panels, width);
   SmallVector<int64_t> pairShape(aType.getShape().drop_back());
-  pairShape.append({k / 2, 2});
+  pairShape.append({k / vnniGroup(elem), vnniGroup(elem)});
   Value pairs = tensor::ExpandShapeOp::create(
       rewriter, loc, RankedTensorType::get(pairShape, elem), a, lastDimSplit(rank));
   MLIRContext *ctx = rewriter.getContext();
@@ -508,7 +538,8 @@ static bool splitAcrossPanels(Value result, int64_t width, int depth = 0) {
 /// accumulator when N needs padding (what padded accumulators start from
 /// would be unknown).
 static LogicalResult packable(PatternRewriter &rewriter, Operation *op, Value a, Value b,
-                              Value init, int64_t rows, std::optional<ArrayRef<char>> &bytes) {
+                              Value init, int64_t rows, std::optional<ArrayRef<char>> &bytes,
+                              bool int8IntoI32 = false) {
   auto aType = dyn_cast<RankedTensorType>(a.getType());
   auto bType = dyn_cast<RankedTensorType>(b.getType());
   auto cType = dyn_cast<RankedTensorType>(init.getType());
@@ -517,10 +548,11 @@ static LogicalResult packable(PatternRewriter &rewriter, Operation *op, Value a,
       !bType.hasStaticShape() || !cType.hasStaticShape())
     return rewriter.notifyMatchFailure(op, "needs a constant right operand and static shapes");
   // One element type throughout, or bf16 or f16 operands into an f32
-  // accumulator (--weights=bf16, AccumulateInF32); no i8 x i8 -> i32, which
-  // keeps its VNNI path.
+  // accumulator (--weights=bf16, AccumulateInF32); i8 x i8 -> i32 only for
+  // AMX tiles (`int8IntoI32`): elsewhere it keeps its VNNI path.
   Type elem = bType.getElementType(), acc = cType.getElementType();
-  bool widened = (elem.isBF16() || elem.isF16()) && acc.isF32();
+  bool widened = ((elem.isBF16() || elem.isF16()) && acc.isF32()) ||
+                 (int8IntoI32 && elem.isInteger(8) && acc.isInteger(32));
   if (aType.getElementType() != elem || (acc != elem && !widened) || !elem.isIntOrFloat() ||
       elem.getIntOrFloatBitWidth() % 8 != 0)
     return rewriter.notifyMatchFailure(op, "needs one byte-sized element type");
@@ -572,22 +604,18 @@ struct PackConstantMatmulRhs : public OpRewritePattern<linalg::MatmulOp> {
       return rewriter.notifyMatchFailure(op, "many rows and N not a whole number of panels");
     if (m > kMaxRows && splitAcrossPanels(op->getResult(0), width))
       return rewriter.notifyMatchFailure(op, "many rows and heads narrower than a panel");
-    if (failed(packable(rewriter, op, a, b, init, m, bytes)))
-      return failure();
     auto bType = cast<RankedTensorType>(b.getType());
     int64_t k = bType.getDimSize(0);
     Type elem = bType.getElementType();
-    // bf16 into f32 on an AMX host, many rows, K in two or more whole steps
-    // of 32 and panels of whole 16-column tiles: AMX's layout
-    // (vnniPackedContraction). LLVM's tile register allocation ran out of
-    // registers on a last step of fewer pairs (tiles of other shapes, with
-    // those of an edge tile of rows: 33x48x70) and on a single step (no K
-    // loop: the tile loads of several panels scheduled ahead of each other,
-    // 197x2304x32).
-    if (amxPanels && m > kMaxRows && elem.isBF16() &&
-        getElementTypeOrSelf(init.getType()).isF32() && k % kAmxStepK == 0 &&
-        k >= 2 * kAmxStepK &&
-        panelWidth(n, m) % kAmxTileColumns == 0) {
+    // bf16 into f32 or int8 into i32 on an AMX host, in a shape its tiles
+    // take: AMX's layout (vnniPackedContraction).
+    bool amx = amxPanels &&
+               amxTypes(getElementTypeOrSelf(a.getType()), elem,
+                        getElementTypeOrSelf(init.getType())) &&
+               amxShape(m, k, panelWidth(n, m), elem);
+    if (failed(packable(rewriter, op, a, b, init, m, bytes, amx)))
+      return failure();
+    if (amx) {
       int64_t width = panelWidth(n, m);
       Value packedB = vnniPackedConstant(rewriter, op.getLoc(), *bytes, k, n, width, elem);
       rewriter.replaceOp(op, vnniPackedContraction(rewriter, op.getLoc(), a, packedB, k, n,
@@ -643,39 +671,39 @@ static FailureOr<RunTimeOperands> runTimeOperands(MatmulOp op, PatternRewriter &
   return r;
 }
 
-/// A bf16 matmul of many rows into f32 whose right operand is not a
-/// constant (a bf16 model's activations), on an AMX host: B is packed into
-/// VNNI panels at run time, [N/T][K/2][T][2] (a reshape and a transpose, a
+/// A bf16 matmul of many rows into f32 (or an int8 one into i32) whose
+/// right operand is not a constant (a bf16 model's activations), on an AMX
+/// host: B is packed into VNNI panels at run time, [N/T][K/g][T][g] (a
+/// reshape and a transpose, a
 /// pass over B that is its own dispatch), and the contraction runs on them
 /// in AMX tiles as a packed weight's would. Multiplied in registers from B
 /// as it lies (vdpbf16ps, its K pairs interleaved by shuffles at every
 /// step), the 384x768x768 matmul ran at 0.75x the f32 FLOP rate. A batch
 /// matmul (a bf16 transformer's attention) the same, each batch its panels.
 template <typename MatmulOp>
-struct PackBf16MatmulRhsAtRunTime : public OpRewritePattern<MatmulOp> {
+struct PackAmxMatmulRhsAtRunTime : public OpRewritePattern<MatmulOp> {
   using OpRewritePattern<MatmulOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
     FailureOr<RunTimeOperands> ops = runTimeOperands(op, rewriter);
     if (failed(ops))
       return failure();
     auto [a, b, init, aType, bType, cType] = *ops;
-    if (!aType.getElementType().isBF16() || !bType.getElementType().isBF16() ||
-        !cType.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs bf16 x bf16 -> f32");
+    if (!amxTypes(aType.getElementType(), bType.getElementType(), cType.getElementType()))
+      return rewriter.notifyMatchFailure(op, "needs bf16 x bf16 -> f32 or i8 x i8 -> i32");
     // A batch matmul's batch: B's leading dim, shared with A and C.
     unsigned batch = bType.getRank() - 2;
     int64_t m = cType.getDimSize(batch), n = cType.getDimSize(batch + 1),
             k = bType.getDimSize(batch);
     int64_t width = panelWidth(n, m);
-    if (m <= kMaxRows || k % kAmxStepK != 0 || k < 2 * kAmxStepK || n % width != 0 ||
-        width % kAmxTileColumns != 0 || splitAcrossPanels(op->getResult(0), width))
+    Type elem = bType.getElementType();
+    if (!amxShape(m, k, width, elem) || n % width != 0 ||
+        splitAcrossPanels(op->getResult(0), width))
       return rewriter.notifyMatchFailure(op, "not a shape AMX panels take");
     Location loc = op.getLoc();
-    Type elem = bType.getElementType();
-    int64_t panels = n / width;
-    // B[.., 2 kp + v, p T + t] -> [.., kp, v, p, t] -> packed[.., p, kp, t, v].
+    int64_t panels = n / width, g = vnniGroup(elem);
+    // B[.., g kg + v, p T + t] -> [.., kg, v, p, t] -> packed[.., p, kg, t, v].
     SmallVector<int64_t> splitShape(bType.getShape().take_front(batch));
-    splitShape.append({k / 2, 2, panels, width});
+    splitShape.append({k / g, g, panels, width});
     SmallVector<ReassociationIndices> groups;
     for (unsigned d = 0; d < batch; ++d)
       groups.push_back({int64_t(d)});
@@ -684,7 +712,7 @@ struct PackBf16MatmulRhsAtRunTime : public OpRewritePattern<MatmulOp> {
     Value split = tensor::ExpandShapeOp::create(
         rewriter, loc, RankedTensorType::get(splitShape, elem), b, groups);
     SmallVector<int64_t> packedShape(bType.getShape().take_front(batch));
-    packedShape.append({panels, k / 2, width, 2});
+    packedShape.append({panels, k / g, width, g});
     SmallVector<int64_t> perm;
     for (unsigned d = 0; d < batch; ++d)
       perm.push_back(d);
@@ -901,8 +929,8 @@ struct PackWeightsPass final : public impl::PackWeightsPassBase<PackWeightsPass>
     patterns.add<PackConstantMatmulRhs>(&getContext(), amxPanels);
     patterns.add<PackMatmulRhsAtRunTime>(&getContext());
     if (amxPanels)
-      patterns.add<PackBf16MatmulRhsAtRunTime<linalg::MatmulOp>,
-                   PackBf16MatmulRhsAtRunTime<linalg::BatchMatmulOp>>(&getContext());
+      patterns.add<PackAmxMatmulRhsAtRunTime<linalg::MatmulOp>,
+                   PackAmxMatmulRhsAtRunTime<linalg::BatchMatmulOp>>(&getContext());
     patterns.add<PackConstantConv1x1Filter>(&getContext());
     patterns.add<PackConstantConvFilter>(&getContext(), minConvFilterBytes);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

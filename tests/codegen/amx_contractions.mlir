@@ -63,6 +63,42 @@ func.func @tile_32x32(%a: memref<32x384x2xbf16, strided<[768, 2, 1], offset: ?>>
 
 // -----
 
+// int8 x int8 -> i32 over panels of quads: tiles of 16 rows x 64 int8 of A
+// and 16 quad rows x 64 int8 of B per step of 64 (16 quads), i32
+// accumulators, tdpbssd (signed x signed: no zext).
+#a = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>
+#b = affine_map<(d0, d1, d2, d3, d4) -> (d1, d3, d2, d4)>
+#c = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @int8_32x32
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-DAG: %[[C512:.*]] = arith.constant 512 : index
+// CHECK: amx.tile_load %arg2{{.*}} into !amx.tile<16x16xi32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C128]] step %[[C16]] iter_args
+// CHECK:   amx.tile_load %arg0{{.*}}, %[[C512]] : memref<32x128x4xi8, strided<[512, 4, 1], offset: ?>> into !amx.tile<16x64xi8>
+// CHECK:   amx.tile_load %arg1{{.*}}, %[[C128]] : memref<1x128x32x4xi8, strided<[16384, 128, 4, 1], offset: ?>> into !amx.tile<16x64xi8>
+// CHECK-COUNT-4: amx.tile_muli %{{[^>]*}} : !amx.tile<16x64xi8>, !amx.tile<16x64xi8>, !amx.tile<16x16xi32>
+// CHECK-NOT: zext
+// CHECK: amx.tile_store %arg2
+// CHECK-NOT: linalg.generic
+func.func @int8_32x32(%a: memref<32x128x4xi8, strided<[512, 4, 1], offset: ?>>,
+                      %b: memref<1x128x32x4xi8, strided<[16384, 128, 4, 1], offset: ?>>,
+                      %c: memref<32x1x32xi32, strided<[96, 32, 1], offset: ?>>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%a, %b : memref<32x128x4xi8, strided<[512, 4, 1], offset: ?>>, memref<1x128x32x4xi8, strided<[16384, 128, 4, 1], offset: ?>>)
+      outs(%c : memref<32x1x32xi32, strided<[96, 32, 1], offset: ?>>) attrs = {jitrun.amx_tiles} {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xi = arith.extsi %x : i8 to i32
+    %yi = arith.extsi %y : i8 to i32
+    %p = arith.muli %xi, %yi : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
 #a = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>
 #b = affine_map<(d0, d1, d2, d3, d4) -> (d1, d3, d2, d4)>
 #c = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>
@@ -95,7 +131,7 @@ func.func @edge_rows(%a: memref<5x32x2xbf16>, %b: memref<1x32x16x2xbf16>, %c: me
 // CHECK-NOT: amx.
 // CHECK: linalg.generic
 func.func @too_wide(%a: memref<16x16x2xbf16>, %b: memref<1x16x64x2xbf16>, %c: memref<16x1x64xf32>) {
-  // expected-remark @below {{bf16 contraction left to scalar loops: its shape, layout or body does not fit AMX tiles}}
+  // expected-remark @below {{bf16 or int8 contraction left to scalar loops: its shape, layout or body does not fit AMX tiles}}
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
       ins(%a, %b : memref<16x16x2xbf16>, memref<1x16x64x2xbf16>) outs(%c : memref<16x1x64xf32>) attrs = {jitrun.amx_tiles} {
   ^bb0(%x: bf16, %y: bf16, %acc: f32):
@@ -118,7 +154,7 @@ func.func @too_wide(%a: memref<16x16x2xbf16>, %b: memref<1x16x64x2xbf16>, %c: me
 // CHECK-NOT: amx.
 // CHECK: linalg.generic
 func.func @not_a_contraction(%a: memref<16x16x2xbf16>, %b: memref<1x16x16x2xbf16>, %c: memref<16x1x16xf32>) {
-  // expected-remark @below {{bf16 contraction left to scalar loops: its shape, layout or body does not fit AMX tiles}}
+  // expected-remark @below {{bf16 or int8 contraction left to scalar loops: its shape, layout or body does not fit AMX tiles}}
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
       ins(%a, %b : memref<16x16x2xbf16>, memref<1x16x16x2xbf16>) outs(%c : memref<16x1x16xf32>) attrs = {jitrun.amx_tiles} {
   ^bb0(%x: bf16, %y: bf16, %acc: f32):
