@@ -12,12 +12,15 @@
 // operand is, undone with the filter's sums.
 // On a host with AVX-512 VNNI
 // the shapes whose reduction is a multiple of four must compile to vpdpbusd
-// kernels (statistics vnni_kernels); with --force-avx2 none may; both paths
-// must give the same exact result.
+// kernels (statistics vnni_kernels); on a host with AMX, a matmul of many
+// rows with K in steps of 64 runs in tiles (tdpbssd, amx_kernels) instead,
+// unless --amx=false; with --force-avx2 none may; every path must give the
+// same exact result.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Harness.h"
+#include "contract/Target.h"
 #include "testing/OneDnn.h"
 
 #include <catch2/catch.hpp>
@@ -42,21 +45,28 @@ bool hostHasVnni() {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vnni");
 }
 
-/// Runs `module` on the inputs twice (native ISA, --force-avx2), checks both
-/// exactly against `expected` and the VNNI kernel counts.
-void runBothPaths(const std::string &what, const std::string &module,
-                  std::vector<const HostTensor *> inputs, const HostTensor &expected,
-                  bool vnniEligible, int threads) {
-  for (bool avx2 : {false, true}) {
-    std::string name = what + (avx2 ? " avx2" : "") + " threads=" + std::to_string(threads);
+/// Runs `module` on the inputs three times (native ISA, --amx=false,
+/// --force-avx2), checks each exactly against `expected` and the kernel
+/// counts: in AMX tiles (tdpbssd) natively on an AMX host when
+/// `amxEligible`, else VNNI dot products when `vnniEligible` on a VNNI host.
+void runAllPaths(const std::string &what, const std::string &module,
+                 std::vector<const HostTensor *> inputs, const HostTensor &expected,
+                 bool vnniEligible, bool amxEligible, int threads) {
+  for (const char *flag : {"", "--amx=false", "--force-avx2"}) {
+    bool avx2 = std::string(flag) == "--force-avx2";
+    std::string name = what + " " + flag + " threads=" + std::to_string(threads);
     INFO(name);
     TempDir dir(name);
     JitrunRun run = makeRun(name, module, inputs, expected, threads, avx2);
+    if (*flag && !avx2)
+      run.extraFlags.push_back(flag);
     std::string stats;
     run.statistics = &stats;
     HostTensor actual = runJitrun(run, dir);
     checkClose(actual, expected, 0, 0, name, dir);
-    if (avx2 || !hostHasVnni())
+    bool tiles = !*flag && amxEligible && amxTileStateGranted();
+    CHECK(statisticsField(stats, "amx_kernels").value_or(-1) == (tiles ? 1 : 0));
+    if (avx2 || !hostHasVnni() || tiles)
       CHECK(vnniKernels(stats) == 0);
     else if (vnniEligible)
       CHECK(vnniKernels(stats) == 1);
@@ -78,9 +88,11 @@ void checkMatmul(int64_t m, int64_t n, int64_t k, int threads) {
      << ") -> " << ct << "\n"
      << "  return %r : " << ct << "\n}\n";
   HostTensor expected = onednn::matmulS8(a, b);
-  // VNNI needs k in fours and n in whole 16-lane registers.
+  // VNNI needs k in fours and n in whole 16-lane registers; AMX tiles many
+  // rows, K in two or more steps of 64 and panels of whole 16-column tiles.
   bool eligible = k % 4 == 0 && n >= 16;
-  runBothPaths(what, os.str(), {&a, &b}, expected, eligible, threads);
+  bool amx = m > 8 && k % 64 == 0 && k >= 128 && n % 16 == 0;
+  runAllPaths(what, os.str(), {&a, &b}, expected, eligible, amx, threads);
 }
 
 void checkConv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t kh, int64_t kw,
@@ -107,7 +119,7 @@ void checkConv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t kh, int64_t k
      << "  return %r : " << ot << "\n}\n";
   HostTensor expected = onednn::conv2dS8(x, filter, win);
   bool eligible = c % 4 == 0 && f % 16 == 0;
-  runBothPaths(what, os.str(), {&x, &filter}, expected, eligible, threads);
+  runAllPaths(what, os.str(), {&x, &filter}, expected, eligible, /*amxEligible=*/false, threads);
 }
 
 } // namespace
