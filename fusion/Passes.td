@@ -138,6 +138,21 @@ def MergeReductionsPass : Pass<"jitrun-fusion-merge-reductions", "func::FuncOp">
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
 }
 
+def SplitReductionsPass : Pass<"jitrun-fusion-split-reductions", "func::FuncOp"> {
+  let summary = "Reduce a whole tensor in two steps: into 16-64 lanes, then the lanes";
+  let description = [{
+    A reduction of a whole static tensor (4096 elements or more) to a
+    scalar, by one combiner that has a neutral element, has no parallel
+    loop to vectorize or split: its innermost dim is split into
+    [d / L, L] (L = 64, 32 or 16, the first that divides it), every loop
+    but the L lanes is reduced into L partial results starting from the
+    neutral element, and those are reduced onto the original initial
+    value. A linalg.reduce of every dim is generalized first.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def Bf16WeightsPass : Pass<"jitrun-fusion-bf16-weights", "func::FuncOp"> {
   let summary = "Store f32 matmul weights as bf16, accumulating in f32 (--weights=bf16)";
   let description = [{

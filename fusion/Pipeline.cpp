@@ -106,6 +106,8 @@ void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
     // A recurrence's input projections, all steps at once before its loop.
     pm.addNestedPass<func::FuncOp>(createBatchLoopMatmulsPass());
     pm.addNestedPass<func::FuncOp>(createMergeReductionsPass());
+    // A whole tensor's reduction (to a scalar) in two, vectorized, steps.
+    pm.addNestedPass<func::FuncOp>(createSplitReductionsPass());
     pm.addNestedPass<func::FuncOp>(
         createElementwiseFusionPass(ElementwiseFusionPassOptions{options.maxOperands}));
     // Weights are folded constants by now (their transposes evaluated): the
