@@ -372,14 +372,57 @@ LogicalResult qlinearMatMul(Importer &im, SmallVectorImpl<Value> &results, bool 
     if (!im.hasInput(i))
       return im.fail(Twine(im.node->op_type()) + ": missing input " + Twine(i));
   Value a = im.in(0), b = im.in(integer ? 1 : 3);
-  if (Importer::typeOf(a).getRank() != 2 || Importer::typeOf(b).getRank() != 2)
-    return im.fail(Twine(im.node->op_type()) + ": operands of rank other than 2 are not supported");
+  int64_t ar = Importer::typeOf(a).getRank(), br = Importer::typeOf(b).getRank();
+  if (ar < 2 || br < 2)
+    return im.fail(Twine(im.node->op_type()) + ": vector operands are not supported");
   Value azp = zeroPoint(im, 2);
   Value bzp = integer ? zeroPoint(im, 3) : zeroPoint(im, 5);
   if (!im.hasInput(2) && im.isUnsigned(a))
     im.markUnsigned(azp);
   if (!im.hasInput(integer ? 3 : 5) && im.isUnsigned(b))
     im.markUnsigned(bzp);
+  auto requantize = [&](Value acc) -> LogicalResult {
+    if (integer) {
+      results.push_back(acc);
+      return success();
+    }
+    Value bScale = im.in(4);
+    if (Importer::shapeOf(bScale).size() == 1 && Importer::shapeOf(bScale)[0] > 1)
+      bScale = im.reshape(bScale, {1, Importer::shapeOf(bScale)[0]});
+    FailureOr<Value> r = requantized(im, acc, {im.in(1), bScale, im.in(6)}, zeroPoint(im, 7));
+    if (failed(r))
+      return failure();
+    results.push_back(*r);
+    return success();
+  };
+  if (br > 2) {
+    // Batched right operands: the zero points subtracted first (per row of
+    // a, per column of b), an i32 matmul with NumPy's batch broadcasting.
+    FailureOr<Value> a32 = shifted(im, a, azp, ar - 2), b32 = shifted(im, b, bzp, br - 1);
+    if (failed(a32) || failed(b32))
+      return failure();
+    FailureOr<Value> acc = matmul(im, *a32, *b32);
+    if (failed(acc))
+      return failure();
+    return requantize(*acc);
+  }
+  // Leading batch dims of a ([B, M, K], a transformer's activations): one
+  // [B M, K] matmul, reshaped back.
+  Shape as = Importer::shapeOf(a);
+  Shape outShape(as.begin(), as.end() - 1);
+  outShape.push_back(Importer::shapeOf(b)[1]);
+  if (as.size() > 2) {
+    if (im.hasInput(2) && Importer::typeOf(im.in(2)).getNumElements() != 1)
+      return im.fail(Twine(im.node->op_type()) +
+                     ": a per-row zero point of a batched left operand is not supported");
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < as.size(); ++d)
+      rows *= as[d];
+    bool uns = im.isUnsigned(a);
+    a = im.reshape(a, {rows, as.back()});
+    if (uns)
+      im.markUnsigned(a);
+  }
   // 8-bit operands with constant zero points contract as they are; others
   // (a per-row zero point of MatMulInteger's, a zero point computed at run
   // time, 32-bit operands) with the zero points subtracted in i32 first.
@@ -396,18 +439,7 @@ LogicalResult qlinearMatMul(Importer &im, SmallVectorImpl<Value> &results, bool 
     // b's zero point may be per column: along axis 1 of [K, N].
     acc = matmulI32(im, *a32, *b32);
   }
-  if (integer) {
-    results.push_back(acc);
-    return success();
-  }
-  Value bScale = im.in(4);
-  if (Importer::shapeOf(bScale).size() == 1 && Importer::shapeOf(bScale)[0] > 1)
-    bScale = im.reshape(bScale, {1, Importer::shapeOf(bScale)[0]});
-  FailureOr<Value> r = requantized(im, acc, {im.in(1), bScale, im.in(6)}, zeroPoint(im, 7));
-  if (failed(r))
-    return failure();
-  results.push_back(*r);
-  return success();
+  return requantize(im.reshape(acc, outShape));
 }
 
 /// The 8-bit convolution of `x` [N, C, H, W] (zero point `xzp`, a constant

@@ -150,3 +150,61 @@ def test_dynamically_quantized_linear_layer(tmp_path):
     want = acc.astype(np.float32) * (xs * ws) + bias
     got = jitrun.load(path, cache_dir=False)(x)
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5)
+
+
+def quantize_dynamic(model):
+    """ONNX Runtime's quantize_dynamic, in its MatMulInteger form: each
+    MatMul whose right operand is a 2-D float initializer becomes
+    DynamicQuantizeLinear of its left operand, MatMulInteger with the
+    weights in int8 (symmetric, per tensor), Cast to float and a Mul by both
+    scales."""
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    nodes = []
+    for n in g.node:
+        w = nh.to_array(inits[n.input[1]]) if n.op_type == "MatMul" and n.input[1] in inits else None
+        if w is None or w.ndim != 2 or w.dtype != np.float32:
+            nodes.append(n)
+            continue
+        s = float(np.abs(w).max()) / 127 or 1.0
+        q = np.clip(np.round(w / s), -127, 127).astype(np.int8)
+        p = n.output[0] + "_q"
+        g.initializer.extend([nh.from_array(q, p + "_w"), nh.from_array(np.array(s, np.float32), p + "_ws"),
+                              nh.from_array(np.array(0, np.int8), p + "_wz")])
+        nodes += [oh.make_node("DynamicQuantizeLinear", [n.input[0]], [p + "_x", p + "_xs", p + "_xz"]),
+                  oh.make_node("MatMulInteger", [p + "_x", p + "_w", p + "_xz", p + "_wz"], [p + "_acc"]),
+                  oh.make_node("Cast", [p + "_acc"], [p + "_f"], to=T.FLOAT),
+                  oh.make_node("Mul", [p + "_xs", p + "_ws"], [p + "_s"]),
+                  oh.make_node("Mul", [p + "_f", p + "_s"], [n.output[0]])]
+    del g.node[:]
+    g.node.extend(nodes)
+    return model
+
+
+def test_dynamically_quantized_pytorch_encoder(tmp_path):
+    """A PyTorch transformer encoder exported to ONNX and quantized as ONNX
+    Runtime's quantize_dynamic writes it: its [1, L, d] activations
+    quantized per call, its projections int8 matmuls (AMX tiles or VNNI),
+    within the quantization's error of the float model."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(64, 4, 128, batch_first=True, dropout=0.0)
+    enc = torch.nn.TransformerEncoder(layer, 2).eval()
+    with torch.no_grad():
+        for p in enc.parameters():  # distinct weights per layer
+            p.copy_(torch.randn_like(p) * (0.1 if p.dim() > 1 else 0.02))
+    x = torch.randn(1, 24, 64)
+    f32_path, q_path = str(tmp_path / "enc.onnx"), str(tmp_path / "enc_q.onnx")
+    torch.onnx.export(enc, x, f32_path, opset_version=14)
+    quantized = quantize_dynamic(onnx.load(f32_path))
+    assert sum(n.op_type == "MatMulInteger" for n in quantized.graph.node) == 6
+    onnx.save(quantized, q_path)
+    with torch.no_grad():
+        want = enc(x).numpy()
+    m = jitrun.load(q_path, cache_dir=False)
+    got = m(x.numpy())
+    err = np.abs(got - want).max() / np.abs(want).max()
+    assert err < 0.05, err  # int8 weights and activations: about 1 %
+    assert not np.array_equal(got, jitrun.load(f32_path, cache_dir=False)(x.numpy()))
+    if host_has("avx512_vnni"):
+        assert m.statistics["vnni_kernels"] + m.statistics["amx_kernels"] >= 1
