@@ -385,9 +385,11 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
       // divides the channels: convolution tiles must divide their loops, and
       // LLVM widens other vectors to the next power of two (84 of 168 lanes:
       // efficientnet_b0's 2x2 stages 3x slower; 80 lanes: deeplab_v3's
-      // 240->80 on a 3x3 image 8x slower).
+      // 240->80 on a 3x3 image 8x slower). VNNI int8 too: 7 pixels by one
+      // register left vpdpbusd's latency exposed (3x3 512 -> 512 on 7x7:
+      // 5.1 ms, 1.3 by four registers).
       if (!ShapedType::isDynamic(width) && width < pixels && !ShapedType::isDynamic(channels) &&
-          reduction >= kMinReductionForWideTiles && !(vnni && isInt8Contraction(op)))
+          reduction >= kMinReductionForWideTiles)
         for (int64_t t = lanes * static_cast<int64_t>(llvm::bit_floor<uint64_t>(
                              std::min<int64_t>(kMaxAccumulatorRegisters, 2 * pixels / width)));
              t > lanes; t /= 2)
