@@ -16,6 +16,7 @@
 
 #include "codegen/Passes.h"
 #include "contract/Dispatch.h"
+#include "contract/Target.h"
 #include "contract/WeightMemo.h"
 #include "fusion/Passes.h"
 #include "onnx/Import.h"
@@ -568,6 +569,9 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
       OnnxImportOptions onnxOptions;
       onnxOptions.inputShapes = options.inputShapes;
       onnxOptions.argumentShapes = options.argumentShapes;
+      // QDQ models in int8 where the kernels multiply int8 faster than f32.
+      onnxOptions.int8Contractions =
+          hostCpu().vnni && !options.forceAvx2 && !options.reference;
       // Page-aligned bytes outlive the compile, as bytecode's above: weights
       // aligned in them (modelCopyForCompiles) are used where they lie.
       if (reinterpret_cast<uintptr_t>(bytes.data()) % kPageBytes == 0) {

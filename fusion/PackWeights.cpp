@@ -766,7 +766,9 @@ struct PackMatmulRhsAtRunTime : public OpRewritePattern<linalg::MatmulOp> {
 /// projections, 29-36% of peak). It stays 4-D, so TOSA's bias broadcast into
 /// its accumulator still initializes it in its dispatch.
 struct PackConstantConv1x1Filter : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
-  using OpRewritePattern::OpRewritePattern;
+  PackConstantConv1x1Filter(MLIRContext *ctx, bool amxPanels)
+      : OpRewritePattern(ctx), amxPanels(amxPanels) {}
+  bool amxPanels;
   LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp op,
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics())
@@ -789,8 +791,14 @@ struct PackConstantConv1x1Filter : public OpRewritePattern<linalg::Conv2DNhwcHwc
     Type elem = wType.getElementType();
     std::optional<ArrayRef<char>> bytes;
     int64_t width = panelWidth(n, pixels);
+    // int8 into i32 on an AMX host (a quantized model's pointwise
+    // convolutions), in a shape its tiles take: VNNI panels of quads, the
+    // pixels as the tiles' rows.
+    bool amx = amxPanels &&
+               amxTypes(xType.getElementType(), elem, outType.getElementType()) &&
+               amxShape(pixels, c, width, elem) && n % width == 0;
     if (w.getDefiningOp<arith::ConstantOp>()) {
-      if (failed(packable(rewriter, op, x, w, init, pixels, bytes)))
+      if (failed(packable(rewriter, op, x, w, init, pixels, bytes, amx)))
         return failure();
     } else if (!elem.isF32() || !xType.getElementType().isF32() ||
                !outType.getElementType().isF32() || pixels <= kMaxRows || n % width != 0 ||
@@ -816,6 +824,12 @@ struct PackConstantConv1x1Filter : public OpRewritePattern<linalg::Conv2DNhwcHwc
       x = tensor::ExtractSliceOp::create(rewriter, op.getLoc(), picked, x, offsets, sizes, steps);
     }
     Location loc = op.getLoc();
+    if (bytes && amx) {
+      Value packedB = vnniPackedConstant(rewriter, loc, *bytes, c, n, width, elem);
+      rewriter.replaceOp(op,
+                         vnniPackedContraction(rewriter, loc, x, packedB, c, n, width, elem, init));
+      return success();
+    }
     if (bytes) {
       rewriter.replaceOp(op, packedContraction(rewriter, loc, x, *bytes, c, n, pixels, elem, init));
       return success();
@@ -931,7 +945,7 @@ struct PackWeightsPass final : public impl::PackWeightsPassBase<PackWeightsPass>
     if (amxPanels)
       patterns.add<PackAmxMatmulRhsAtRunTime<linalg::MatmulOp>,
                    PackAmxMatmulRhsAtRunTime<linalg::BatchMatmulOp>>(&getContext());
-    patterns.add<PackConstantConv1x1Filter>(&getContext());
+    patterns.add<PackConstantConv1x1Filter>(&getContext(), amxPanels);
     patterns.add<PackConstantConvFilter>(&getContext(), minConvFilterBytes);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

@@ -42,6 +42,10 @@ struct OnnxImportOptions {
   /// there, not copied (a dynamic model's bytes as modelCopyForCompiles laid
   /// them out).
   bool weightsInPlace = false;
+  /// A QDQ model's convolutions and matmuls (DequantizeLinear'd 8-bit
+  /// operands) contract in int8: where the target multiplies int8 faster
+  /// than f32 (VNNI dot products, AMX tiles); else they stay float.
+  bool int8Contractions = false;
 };
 
 /// True when `bytes` look like a serialized ONNX model rather than MLIR

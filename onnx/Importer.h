@@ -103,6 +103,18 @@ public:
   bool isUnsigned(mlir::Value v) const { return unsignedValues.contains(v); }
   void markUnsigned(mlir::Value v) { unsignedValues.insert(v); }
 
+  /// The float values DequantizeLinear made, with what they were made from
+  /// (its quantized input, scale, zero point and axis): a QDQ model's
+  /// convolutions and matmuls contract the quantized values instead.
+  struct Dequantized {
+    mlir::Value q, scale, zp;
+    int64_t axis;
+  };
+  llvm::DenseMap<mlir::Value, Dequantized> dequantized;
+
+  /// OnnxImportOptions::int8Contractions.
+  bool int8Contractions() const { return options.int8Contractions; }
+
   /// Reports an error at the node and returns failure.
   mlir::LogicalResult fail(const llvm::Twine &message);
 
@@ -199,6 +211,20 @@ mlir::NamedAttribute i64Tensor(Importer &im, llvm::StringRef name, llvm::ArrayRe
 /// accumulating into `init` when given (NeuralNet.cpp).
 mlir::FailureOr<mlir::Value> matmul(Importer &im, mlir::Value a, mlir::Value b,
                                     mlir::Value init = {});
+
+/// QDQ: a convolution of a DequantizeLinear'd input and filter (`os`: its
+/// NCHW output shape, `win` its window) in int8, the i32 sums scaled back to
+/// float and the float `bias` ([M], or null) added; failure (nothing built)
+/// when they are not both dequantized 8-bit values the int8 path takes
+/// (Quantized.cpp).
+mlir::FailureOr<mlir::Value> qdqConv(Importer &im, mlir::Value x, mlir::Value w,
+                                     mlir::Value bias, const Window &win,
+                                     llvm::ArrayRef<int64_t> os);
+/// QDQ: `a` [..., M, K] times `b` [K, N] (`b` transposed first when
+/// `transposeB`: [N, K]), both DequantizeLinear'd, in int8, scaled back to
+/// float; failure (nothing built) otherwise.
+mlir::FailureOr<mlir::Value> qdqMatmul(Importer &im, mlir::Value a, mlir::Value b,
+                                       bool transposeB);
 
 /// Imports the node's op into `results` (one per node output).
 using OpImporter = std::function<mlir::LogicalResult(Importer &, llvm::SmallVectorImpl<mlir::Value> &)>;

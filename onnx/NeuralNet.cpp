@@ -46,10 +46,16 @@ LogicalResult conv(Importer &im, SmallVectorImpl<Value> &results) {
     xs = Importer::shapeOf(x);
     ws = Importer::shapeOf(w);
   }
+  Shape os = {n, m, win->out[0], win->out[1]};
+  // QDQ (a statically quantized model): the quantized input and filter
+  // contract in int8, the sums scaled back to float.
+  if (!oneD && group == 1 && win->ceilExtra[0] == 0 && win->ceilExtra[1] == 0)
+    if (FailureOr<Value> q = qdqConv(im, x, w, im.hasInput(2) ? im.in(2) : Value(), *win, os);
+        succeeded(q))
+      return results.push_back(*q), success();
   Value padded = padTo(im, x, {0, 0, win->padBegin[0], win->padBegin[1]},
                      {0, 0, win->padEnd[0] + win->ceilExtra[0], win->padEnd[1] + win->ceilExtra[1]},
                      0.0);
-  Shape os = {n, m, win->out[0], win->out[1]};
   auto done = [&](Value r) {
     results.push_back(oneD ? im.reshape(r, {n, m, win->out[1]}) : r);
     return success();
@@ -312,11 +318,27 @@ LogicalResult gemm(Importer &im, SmallVectorImpl<Value> &results) {
   Value a = im.in(0), bv = im.in(1);
   if (Importer::typeOf(a).getRank() != 2 || Importer::typeOf(bv).getRank() != 2)
     return im.fail("Gemm: A and B must be matrices");
+  double alpha = im.attrFloat("alpha", 1.0f), beta = im.attrFloat("beta", 1.0f);
+  // QDQ: a quantized A times quantized weights in int8, plus C.
+  if (!im.attrInt("transA", 0) && alpha == 1.0 && beta == 1.0)
+    if (FailureOr<Value> q = qdqMatmul(im, a, bv, im.attrInt("transB", 0) != 0); succeeded(q)) {
+      if (!im.hasInput(2)) {
+        results.push_back(*q);
+        return success();
+      }
+      FailureOr<Value> r = im.elementwise({*q, im.in(2)}, Importer::typeOf(*q).getElementType(),
+                                          [](B &b, L l, V x) -> Value {
+                                            return arith::AddFOp::create(b, l, x[0], x[1]);
+                                          });
+      if (failed(r))
+        return failure();
+      results.push_back(*r);
+      return success();
+    }
   if (im.attrInt("transA", 0))
     a = im.transpose(a, {1, 0});
   if (im.attrInt("transB", 0))
     bv = im.transpose(bv, {1, 0});
-  double alpha = im.attrFloat("alpha", 1.0f), beta = im.attrFloat("beta", 1.0f);
   Type et = Importer::typeOf(a).getElementType();
   int64_t m = Importer::shapeOf(a)[0], n = Importer::shapeOf(bv)[1];
   Value init;
@@ -806,6 +828,11 @@ void addNeuralNetOps(OpTable &t) {
       return im.fail("MatMul needs 2 inputs");
     if (!isa<FloatType>(Importer::typeOf(im.in(0)).getElementType()))
       return im.fail("MatMul on integers is not supported (use MatMulInteger or QLinearMatMul)");
+    // QDQ: quantized operands contract in int8.
+    if (FailureOr<Value> q = qdqMatmul(im, im.in(0), im.in(1), false); succeeded(q)) {
+      results.push_back(*q);
+      return success();
+    }
     FailureOr<Value> r = matmul(im, im.in(0), im.in(1));
     if (failed(r))
       return failure();

@@ -208,3 +208,74 @@ def test_dynamically_quantized_pytorch_encoder(tmp_path):
     assert not np.array_equal(got, jitrun.load(f32_path, cache_dir=False)(x.numpy()))
     if host_has("avx512_vnni"):
         assert m.statistics["vnni_kernels"] + m.statistics["amx_kernels"] >= 1
+
+
+def qdq_net(path, zero_points_as_inputs):
+    """A QDQ model (ONNX Runtime's quantize_static default): QuantizeLinear
+    and DequantizeLinear around a float Conv (3x3, pad 1, bias, per-channel
+    int8 weights) and a float Gemm (transB, bias, per-row int8 weights), in
+    shapes whose int8 kernels beat f32 (so both take the int8 path)."""
+    rng = np.random.default_rng(6)
+    wq = rng.integers(-127, 128, (16, 8, 3, 3)).astype(np.int8)
+    fq = rng.integers(-127, 128, (32, 64)).astype(np.int8)
+    consts = {
+        "xs": np.array(0.03, np.float32), "ws": rng.uniform(0.005, 0.02, 16).astype(np.float32),
+        "b": rng.standard_normal(16).astype(np.float32),
+        "zs": np.array(0.02, np.float32), "fs": rng.uniform(0.01, 0.03, 32).astype(np.float32),
+        "c": rng.standard_normal(32).astype(np.float32),
+    }
+    zero_points = {"xz": np.array(131, np.uint8), "wz": np.zeros(16, np.int8),
+                   "zz": np.array(-3, np.int8), "fz": np.zeros(32, np.int8)}
+    inits = [nh.from_array(wq, "wq"), nh.from_array(fq, "fq")]
+    inits += [nh.from_array(v, k) for k, v in consts.items()]
+    inputs = [oh.make_tensor_value_info("x", T.FLOAT, [1, 8, 12, 12]),
+              oh.make_tensor_value_info("z", T.FLOAT, [12, 64])]
+    for k, v in zero_points.items():
+        if zero_points_as_inputs:
+            inputs.append(oh.make_tensor_value_info(k, ONNX_TYPE[v.dtype.type], list(v.shape)))
+        else:
+            inits.append(nh.from_array(v, k))
+    nodes = [
+        oh.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        oh.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+        oh.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["wd"], axis=0),
+        oh.make_node("Conv", ["xd", "wd", "b"], ["y"], pads=[1, 1, 1, 1]),
+        oh.make_node("QuantizeLinear", ["z", "zs", "zz"], ["zq"]),
+        oh.make_node("DequantizeLinear", ["zq", "zs", "zz"], ["zd"]),
+        oh.make_node("DequantizeLinear", ["fq", "fs", "fz"], ["fd"], axis=0),
+        oh.make_node("Gemm", ["zd", "fd", "c"], ["g"], transB=1),
+    ]
+    save(path, nodes, inputs, [oh.make_tensor_value_info("y", T.FLOAT, [1, 16, 12, 12]),
+                               oh.make_tensor_value_info("g", T.FLOAT, [12, 32])], inits)
+    return wq, fq, consts, zero_points
+
+
+def test_qdq_conv_and_gemm_contract_in_int8(tmp_path):
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-3, 3, (1, 8, 12, 12)).astype(np.float32)
+    z = rng.uniform(-2, 2, (12, 64)).astype(np.float32)
+    fast_path, slow_path = str(tmp_path / "qdq.onnx"), str(tmp_path / "qdq_inputs.onnx")
+    wq, fq, c, zp = qdq_net(fast_path, False)
+    qdq_net(slow_path, True)
+    fast = jitrun.load(fast_path, cache_dir=False)
+    y, g = fast(x, z)
+    # NumPy: the quantized values, their exact integer sums, then the float
+    # scale and bias as jitrun applies them.
+    xq = np.clip(np.round(x / c["xs"]) + 131, 0, 255).astype(np.int64) - 131
+    win = np.lib.stride_tricks.sliding_window_view(np.pad(xq, ((0, 0), (0, 0), (1, 1), (1, 1))),
+                                                   (3, 3), axis=(2, 3))
+    acc = np.einsum("nchwij,fcij->nfhw", win, wq.astype(np.int64))
+    want_y = acc.astype(np.float32) * (c["xs"] * c["ws"]).reshape(16, 1, 1) + c["b"].reshape(16, 1, 1)
+    np.testing.assert_allclose(y, want_y, rtol=1e-6, atol=1e-6)
+    zq = np.clip(np.round(z / c["zs"]) - 3, -128, 127).astype(np.int64) + 3
+    gacc = zq @ fq.astype(np.int64).T
+    want_g = gacc.astype(np.float32) * (c["zs"] * c["fs"]) + c["c"]
+    np.testing.assert_allclose(g, want_g, rtol=1e-6, atol=1e-6)
+    # The float path (zero points fed at run time) computes the same sums.
+    slow = jitrun.load(slow_path, cache_dir=False)
+    ys, gs = slow(x, z, *zp.values())
+    np.testing.assert_allclose(ys, y, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gs, g, rtol=1e-4, atol=1e-4)
+    if host_has("avx512_vnni"):
+        assert fast.statistics["vnni_kernels"] + fast.statistics["amx_kernels"] >= 1
+        assert slow.statistics["vnni_kernels"] + slow.statistics["amx_kernels"] == 0
