@@ -212,6 +212,12 @@ mlir::NamedAttribute i64Tensor(Importer &im, llvm::StringRef name, llvm::ArrayRe
 mlir::FailureOr<mlir::Value> matmul(Importer &im, mlir::Value a, mlir::Value b,
                                     mlir::Value init = {});
 
+/// The node's Conv (its attributes: group, pads, strides, dilations) of
+/// float `x` [N, C, (H,) W] and `w`, plus `bias` ([M], or null)
+/// (NeuralNet.cpp).
+mlir::FailureOr<mlir::Value> convolution(Importer &im, mlir::Value x, mlir::Value w,
+                                         mlir::Value bias);
+
 /// QDQ: a convolution of a DequantizeLinear'd input and filter (`os`: its
 /// NCHW output shape, `win` its window) in int8, the i32 sums scaled back to
 /// float and the float `bias` ([M], or null) added; failure (nothing built)

@@ -21,12 +21,7 @@ using namespace mlir;
 
 namespace jitrun {
 namespace onnximport {
-namespace {
-
-LogicalResult conv(Importer &im, SmallVectorImpl<Value> &results) {
-  if (!im.hasInput(0) || !im.hasInput(1))
-    return im.fail("Conv needs an input and weights");
-  Value x = im.in(0), w = im.in(1);
+FailureOr<Value> convolution(Importer &im, Value x, Value w, Value bias) {
   Shape xs = Importer::shapeOf(x), ws = Importer::shapeOf(w);
   if ((xs.size() != 4 && xs.size() != 3) || ws.size() != xs.size())
     return im.fail("Conv: " + Twine(xs.size() - 2) + "-D convolutions are not supported (1-D and 2-D are)");
@@ -50,21 +45,18 @@ LogicalResult conv(Importer &im, SmallVectorImpl<Value> &results) {
   // QDQ (a statically quantized model): the quantized input and filter
   // contract in int8, the sums scaled back to float.
   if (!oneD && group == 1 && win->ceilExtra[0] == 0 && win->ceilExtra[1] == 0)
-    if (FailureOr<Value> q = qdqConv(im, x, w, im.hasInput(2) ? im.in(2) : Value(), *win, os);
-        succeeded(q))
-      return results.push_back(*q), success();
+    if (FailureOr<Value> q = qdqConv(im, x, w, bias, *win, os); succeeded(q))
+      return *q;
   Value padded = padTo(im, x, {0, 0, win->padBegin[0], win->padBegin[1]},
                      {0, 0, win->padEnd[0] + win->ceilExtra[0], win->padEnd[1] + win->ceilExtra[1]},
                      0.0);
-  auto done = [&](Value r) {
-    results.push_back(oneD ? im.reshape(r, {n, m, win->out[1]}) : r);
-    return success();
+  auto done = [&](Value r) -> FailureOr<Value> {
+    return oneD ? im.reshape(r, {n, m, win->out[1]}) : r;
   };
   // The accumulator starts at the bias, broadcast over the output.
   Value init;
-  if (im.hasInput(2)) {
-    Value bias = im.reshape(im.in(2), {m, 1, 1});
-    FailureOr<Value> r = im.elementwise({bias, im.empty(os, et)}, et,
+  if (bias) {
+    FailureOr<Value> r = im.elementwise({im.reshape(bias, {m, 1, 1}), im.empty(os, et)}, et,
                                         [](B &, L, V a) -> Value { return a[0]; });
     if (failed(r))
       return failure();
@@ -97,6 +89,19 @@ LogicalResult conv(Importer &im, SmallVectorImpl<Value> &results) {
                                                ValueRange{ig}, attrs)
                 .getResult(0);
   return done(im.reshape(r, os));
+}
+
+namespace {
+
+LogicalResult conv(Importer &im, SmallVectorImpl<Value> &results) {
+  if (!im.hasInput(0) || !im.hasInput(1))
+    return im.fail("Conv needs an input and weights");
+  FailureOr<Value> r =
+      convolution(im, im.in(0), im.in(1), im.hasInput(2) ? im.in(2) : Value());
+  if (failed(r))
+    return failure();
+  results.push_back(*r);
+  return success();
 }
 
 LogicalResult pool(Importer &im, SmallVectorImpl<Value> &results, bool max) {

@@ -20,6 +20,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -536,8 +538,9 @@ LogicalResult qlinearConv(Importer &im, SmallVectorImpl<Value> &results, bool in
   if (xs.size() != 4 || ws.size() != 4)
     return im.fail(Twine(im.node->op_type()) + ": only 2-D convolutions are supported");
   int64_t n = xs[0], c = xs[1], m = ws[0], group = im.attrInt("group", 1);
-  if (group != 1 || ws[1] != c)
-    return im.fail(Twine(im.node->op_type()) + ": groups are not supported");
+  if (group < 1 || c % group != 0 || m % group != 0 || ws[1] != c / group)
+    return im.fail(Twine(im.node->op_type()) +
+                   ": the weights' shape does not match the input channels and group");
   Value xzp = zeroPoint(im, 2), wzp = zeroPoint(im, integer ? 3 : 5);
   if (!im.hasInput(2) && im.isUnsigned(x))
     im.markUnsigned(xzp);
@@ -565,6 +568,50 @@ LogicalResult qlinearConv(Importer &im, SmallVectorImpl<Value> &results, bool in
     results.push_back(*r);
     return success();
   };
+  if (group != 1) {
+    // Grouped and depthwise: the zero points subtracted in f32 and the
+    // float convolution, whose sums are exact integers while they stay
+    // under 2^24 (each product of two 8-bit differences is), converted to
+    // i32: a depthwise 3x3's 9 products by far.
+    auto largest = [&](Value v, Value zp) -> double {
+      std::optional<Lit> z = im.lit(zp);
+      double lo = im.isUnsigned(v) ? 0 : -128, hi = im.isUnsigned(v) ? 255 : 127, r = 0;
+      for (double zv : z ? z->values : std::vector<double>{lo, hi})
+        r = std::max({r, std::abs(hi - zv), std::abs(lo - zv)});
+      return z ? r : hi - lo;
+    };
+    double bound = static_cast<double>(ws[1] * ws[2] * ws[3]) * largest(x, xzp) * largest(w, wzp);
+    if (bound >= 16777216.0)
+      return im.fail(Twine(im.node->op_type()) +
+                     ": groups of this many channels are not supported (their sums could "
+                     "pass 2^24)");
+    Type f32 = im.b.getF32Type();
+    bool xu = im.isUnsigned(x), wu = im.isUnsigned(w);
+    bool xzu = xu || im.isUnsigned(xzp), wzu = wu || im.isUnsigned(wzp);
+    FailureOr<Value> xf = im.elementwise(
+        {x, alongAxis(im, xzp, 4, 1)}, f32, [=](B &b, L l, V a) -> Value {
+          return arith::SubFOp::create(b, l, toF32(b, l, a[0], xu), toF32(b, l, a[1], xzu));
+        });
+    FailureOr<Value> wf = im.elementwise(
+        {w, alongAxis(im, wzp, 4, 0)}, f32, [=](B &b, L l, V a) -> Value {
+          return arith::SubFOp::create(b, l, toF32(b, l, a[0], wu), toF32(b, l, a[1], wzu));
+        });
+    if (failed(xf) || failed(wf))
+      return failure();
+    FailureOr<Value> sums = convolution(im, *xf, *wf, Value());
+    if (failed(sums))
+      return failure();
+    SmallVector<Value> ins = {*sums};
+    if (bias)
+      ins.push_back(im.reshape(bias, {m, 1, 1}));
+    FailureOr<Value> acc = im.elementwise(ins, i32, [](B &b, L l, V a) -> Value {
+      Value v = arith::FPToSIOp::create(b, l, b.getI32Type(), a[0]);
+      return a.size() > 1 ? arith::AddIOp::create(b, l, v, a[1]).getResult() : v;
+    });
+    if (failed(acc))
+      return failure();
+    return requantize(*acc);
+  }
   // 8-bit operands with a constant input zero point and symmetric constant
   // weights contract as they are; others with the zero points subtracted
   // in i32 first.

@@ -279,3 +279,50 @@ def test_qdq_conv_and_gemm_contract_in_int8(tmp_path):
     if host_has("avx512_vnni"):
         assert fast.statistics["vnni_kernels"] + fast.statistics["amx_kernels"] >= 1
         assert slow.statistics["vnni_kernels"] + slow.statistics["amx_kernels"] == 0
+
+
+def test_grouped_and_depthwise_integer_convolutions(tmp_path):
+    """ConvInteger with groups and a depthwise QLinearConv (a quantized
+    MobileNet's): exact integer sums (computed in f32, exact while they stay
+    under 2^24), the requantized outputs as NumPy rounds them."""
+    rng = np.random.default_rng(8)
+    x = rng.integers(0, 256, (1, 8, 9, 9)).astype(np.uint8)
+    w = rng.integers(-128, 128, (8, 2, 3, 3)).astype(np.int8)
+    wz = rng.integers(-4, 5, 8).astype(np.int8)
+    path = save(str(tmp_path / "grouped.onnx"),
+                [oh.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], group=4, pads=[1, 1, 1, 1])],
+                [oh.make_tensor_value_info("x", T.UINT8, [1, 8, 9, 9])],
+                [oh.make_tensor_value_info("y", T.INT32, [1, 8, 9, 9])],
+                [nh.from_array(w, "w"), nh.from_array(np.array(7, np.uint8), "xz"), nh.from_array(wz, "wz")])
+    xd = np.pad(x.astype(np.int64) - 7, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    wd = w.astype(np.int64) - wz.astype(np.int64).reshape(8, 1, 1, 1)
+    win = np.lib.stride_tricks.sliding_window_view(xd, (3, 3), axis=(2, 3))  # n c h w i j
+    want = np.concatenate([np.einsum("nchwij,fcij->nfhw", win[:, 2 * g:2 * g + 2], wd[2 * g:2 * g + 2])
+                           for g in range(4)], axis=1)
+    got = jitrun.load(path, cache_dir=False)(x)
+    assert got.dtype == np.int32 and np.array_equal(got, want)
+
+    c = 16
+    x = rng.integers(0, 256, (1, c, 10, 10)).astype(np.uint8)
+    w = rng.integers(-127, 128, (c, 1, 3, 3)).astype(np.int8)
+    ws = rng.uniform(0.005, 0.02, c).astype(np.float32)
+    b = rng.integers(-500, 500, c).astype(np.int32)
+    xs, ys = np.float32(0.02), np.float32(0.05)
+    path = save(str(tmp_path / "depthwise.onnx"),
+                [oh.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"],
+                              group=c, pads=[1, 1, 1, 1], strides=[2, 2])],
+                [oh.make_tensor_value_info("x", T.UINT8, [1, c, 10, 10])],
+                [oh.make_tensor_value_info("y", T.UINT8, [1, c, 5, 5])],
+                [nh.from_array(w, "w"), nh.from_array(xs, "xs"), nh.from_array(np.array(120, np.uint8), "xz"),
+                 nh.from_array(ws, "ws"), nh.from_array(np.zeros(c, np.int8), "wz"),
+                 nh.from_array(ys, "ys"), nh.from_array(np.array(128, np.uint8), "yz"),
+                 nh.from_array(b, "b")])
+    xd = np.pad(x.astype(np.int64) - 120, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    win = np.lib.stride_tricks.sliding_window_view(xd, (3, 3), axis=(2, 3))[:, :, ::2, ::2]
+    acc = np.einsum("nchwij,cij->nchw", win, w[:, 0].astype(np.int64)) + b.reshape(c, 1, 1)
+    scale = (xs * ws / ys).astype(np.float32).reshape(c, 1, 1)
+    want = np.clip(np.round(acc.astype(np.float32) * scale) + 128, 0, 255)
+    got = jitrun.load(path, cache_dir=False)(x)
+    assert got.dtype == np.uint8
+    assert np.abs(got.astype(np.int64) - want).max() <= 1
+    assert (got == want).mean() > 0.99
