@@ -8,7 +8,9 @@
 // flipped), the zero points corrected algebraically (the accumulator starts
 // at -za colsum(b) + K za zb, folded at import for constant weights, minus
 // zb rowsum(a) per row). Otherwise they subtract the zero points first,
-// widened to i32, and contract in i32 (4-6x slower). Both are exact; the
+// widened to i32, and contract in i32 (4-6x slower); grouped and depthwise
+// ones subtract them in f32 and run the float convolution (its sums exact
+// integers while under 2^24). All are exact; the
 // i32 sums are requantized with the combined scale, rounding half to even
 // and saturating. uint8 tensors are carried as i8 bits and widened unsigned
 // (Importer::isUnsigned).
