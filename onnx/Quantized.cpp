@@ -1,18 +1,22 @@
 //===- Quantized.cpp - ONNX's quantized ops on jitrun's integer path -------===//
 //
 // QuantizeLinear and DequantizeLinear are elementwise generics (per tensor or
-// per axis). QLinearMatMul, QLinearConv, MatMulInteger and ConvInteger
-// contract their 8-bit operands as they are, i8 x i8 -> i32 (VNNI's
-// vpdpbusd), when the zero points are constants (and a convolution's weights
-// symmetric and constant): uint8 as int8 bits (v - 128, the sign bit
-// flipped), the zero points corrected algebraically (the accumulator starts
-// at -za colsum(b) + K za zb, folded at import for constant weights, minus
-// zb rowsum(a) per row). Otherwise they subtract the zero points first,
-// widened to i32, and contract in i32 (4-6x slower); grouped and depthwise
-// ones subtract them in f32 and run the float convolution (its sums exact
-// integers while under 2^24). All are exact; the
+// per axis); DequantizeLinear of constant 8-bit weights is folded at import.
+// DynamicQuantizeLinear computes its scale and zero point from the input's
+// range. QLinearMatMul, QLinearConv, MatMulInteger and ConvInteger contract
+// their 8-bit operands as they are, i8 x i8 -> i32 (VNNI's vpdpbusd, AMX's
+// tdpbssd), when the zero points allow (constants, but for the activations'
+// of a matmul, and a convolution's weights symmetric and constant): uint8 as
+// int8 bits (v - 128, the sign bit flipped), the zero points corrected
+// algebraically (the accumulator starts at za (K zb - colsum(b)), folded at
+// import for constants, minus zb rowsum(a) per row). Otherwise they subtract
+// the zero points first, widened to i32, and contract in i32 (4-6x slower);
+// grouped and depthwise ones subtract them in f32 and run the float
+// convolution (its sums exact integers while under 2^24). All are exact; the
 // i32 sums are requantized with the combined scale, rounding half to even
-// and saturating. uint8 tensors are carried as i8 bits and widened unsigned
+// and saturating. A QDQ model's Conv, MatMul and Gemm of DequantizeLinear'd
+// operands take the int8 contraction too (qdqConv, qdqMatmul), where it
+// beats f32. uint8 tensors are carried as i8 bits and widened unsigned
 // (Importer::isUnsigned).
 //
 //===----------------------------------------------------------------------===//
