@@ -77,6 +77,13 @@ onnx-conformance-check: build
 onnx-models: build
 	/usr/bin/python3 scripts/onnx_models.py --bench --write docs/onnx_models.md
 
+# `make quant-bench`: torchvision CNNs quantized as ONNX Runtime's quantize_static
+# writes them (QDQ) and a transformer encoder as quantize_dynamic does, against
+# their float exports; writes docs/quant_bench.md. A benchmark: minutes.
+.PHONY: quant-bench
+quant-bench: build
+	/usr/bin/python3 scripts/quant_bench.py --write docs/quant_bench.md
+
 # `make model-bench`: torchvision models (ONNX) and the zoo at full size, jitrun
 # against PyTorch and against the host's roofline at 1 and 2 threads; writes
 # docs/model_bench.md (a benchmark: about 15 minutes).

@@ -3,10 +3,16 @@ zero points contract as int8 (the zero points corrected algebraically), and
 must give exactly what subtracting the zero points first gives: NumPy's
 integer sums, and the same model with its zero points fed at run time (which
 takes the subtract-first path)."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
 import jitrun
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
+from onnx_quantize import quantize_dynamic  # noqa: E402  (ONNX Runtime's, rewritten)
 
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto as T  # noqa: E402
@@ -150,35 +156,6 @@ def test_dynamically_quantized_linear_layer(tmp_path):
     want = acc.astype(np.float32) * (xs * ws) + bias
     got = jitrun.load(path, cache_dir=False)(x)
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5)
-
-
-def quantize_dynamic(model):
-    """ONNX Runtime's quantize_dynamic, in its MatMulInteger form: each
-    MatMul whose right operand is a 2-D float initializer becomes
-    DynamicQuantizeLinear of its left operand, MatMulInteger with the
-    weights in int8 (symmetric, per tensor), Cast to float and a Mul by both
-    scales."""
-    g = model.graph
-    inits = {i.name: i for i in g.initializer}
-    nodes = []
-    for n in g.node:
-        w = nh.to_array(inits[n.input[1]]) if n.op_type == "MatMul" and n.input[1] in inits else None
-        if w is None or w.ndim != 2 or w.dtype != np.float32:
-            nodes.append(n)
-            continue
-        s = float(np.abs(w).max()) / 127 or 1.0
-        q = np.clip(np.round(w / s), -127, 127).astype(np.int8)
-        p = n.output[0] + "_q"
-        g.initializer.extend([nh.from_array(q, p + "_w"), nh.from_array(np.array(s, np.float32), p + "_ws"),
-                              nh.from_array(np.array(0, np.int8), p + "_wz")])
-        nodes += [oh.make_node("DynamicQuantizeLinear", [n.input[0]], [p + "_x", p + "_xs", p + "_xz"]),
-                  oh.make_node("MatMulInteger", [p + "_x", p + "_w", p + "_xz", p + "_wz"], [p + "_acc"]),
-                  oh.make_node("Cast", [p + "_acc"], [p + "_f"], to=T.FLOAT),
-                  oh.make_node("Mul", [p + "_xs", p + "_ws"], [p + "_s"]),
-                  oh.make_node("Mul", [p + "_f", p + "_s"], [n.output[0]])]
-    del g.node[:]
-    g.node.extend(nodes)
-    return model
 
 
 def test_dynamically_quantized_pytorch_encoder(tmp_path):
