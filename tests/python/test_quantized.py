@@ -303,3 +303,31 @@ def test_grouped_and_depthwise_integer_convolutions(tmp_path):
     assert got.dtype == np.uint8
     assert np.abs(got.astype(np.int64) - want).max() <= 1
     assert (got == want).mean() > 0.99
+
+
+def test_bad_quantized_nodes_are_clean_errors(jitrun_cli, tmp_path):
+    import subprocess
+    f = np.float32
+    scalars = [nh.from_array(np.array(0.1, f), "xs"), nh.from_array(np.array(0, np.uint8), "xz"),
+               nh.from_array(np.array(0.1, f), "ws"), nh.from_array(np.array(0, np.int8), "wz"),
+               nh.from_array(np.array(0.1, f), "ys"), nh.from_array(np.array(0, np.uint8), "yz")]
+    qconv = ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"]
+    cases = {
+        # 512 channels per group x 9 taps x 255 x 128 could pass 2^24 in f32.
+        "big_groups": ([oh.make_node("QLinearConv", qconv, ["y"], group=2)], T.UINT8, [1, 1024, 5, 5],
+                       [nh.from_array(np.zeros((4, 512, 3, 3), np.int8), "w")] + scalars,
+                       "QLinearConv: groups of this many channels are not supported"),
+        "per_row_batched": ([oh.make_node("MatMulInteger", ["x", "b", "az"], ["y"])], T.UINT8, [2, 3, 4],
+                            [nh.from_array(np.zeros((4, 5), np.int8), "b"),
+                             nh.from_array(np.zeros(3, np.uint8), "az")],
+                            "MatMulInteger: a per-row zero point of a batched left operand is not supported"),
+        "dynamic_int": ([oh.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])], T.INT32, [4, 2], [],
+                        "DynamicQuantizeLinear: x must be float32"),
+    }
+    for name, (nodes, dtype, shape, inits, message) in cases.items():
+        path = save(str(tmp_path / (name + ".onnx")), nodes, [oh.make_tensor_value_info("x", dtype, shape)],
+                    [oh.make_tensor_value_info("y", T.UINT8 if name != "per_row_batched" else T.INT32, None)],
+                    inits)
+        spec = "x".join(map(str, shape)) + {T.UINT8: "xui8", T.INT32: "xi32"}[dtype]
+        p = subprocess.run([jitrun_cli, path, "--input=" + spec], capture_output=True, text=True)
+        assert p.returncode == 1 and message in p.stderr, (name, p.returncode, p.stderr)
