@@ -29,12 +29,8 @@ namespace jitrun {
 using namespace mlir;
 
 namespace jitrun {
-namespace {
 
-/// The single combiner op of `op`'s body when it is `combine(in, init)`
-/// (either order) yielded as is; null otherwise.
-static Operation *singleCombiner(linalg::ReduceOp op) {
-  Block &body = op.getCombiner().front();
+Operation *singleCombiner(Block &body) {
   if (body.getNumArguments() != 2 || body.getOperations().size() != 2)
     return nullptr;
   Operation *combine = &body.front();
@@ -48,6 +44,8 @@ static Operation *singleCombiner(linalg::ReduceOp op) {
     return nullptr;
   return combine;
 }
+
+namespace {
 
 /// The constant a reduction's init is filled with.
 static Attribute fillValue(linalg::ReduceOp op) {
@@ -129,7 +127,8 @@ struct MergeConsecutiveReductions final : OpRewritePattern<linalg::ReduceOp> {
         inner.getInits().size() != 1 || !innerResult.hasOneUse() ||
         (outer.getInputs()[0] != innerResult && !outer.getInputs()[0].hasOneUse()))
       return rewriter.notifyMatchFailure(outer, "not a reduction of a reduction");
-    Operation *c1 = singleCombiner(inner), *c2 = singleCombiner(outer);
+    Operation *c1 = singleCombiner(inner.getCombiner().front()),
+              *c2 = singleCombiner(outer.getCombiner().front());
     if (!c1 || !c2 || c1->getName() != c2->getName() ||
         c1->getAttrDictionary() != c2->getAttrDictionary() ||
         c1->getResultTypes() != c2->getResultTypes())

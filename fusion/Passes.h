@@ -23,6 +23,11 @@
 namespace jitrun {
 
 
+/// The one op of a reduction body that combines its two arguments (the
+/// element and the accumulator, either order) and is yielded as it is;
+/// null for any other body (MergeReductions.cpp).
+mlir::Operation *singleCombiner(mlir::Block &body);
+
 /// Options of the fusion phase.
 struct FusionOptions {
   FusionMode mode = FusionMode::Default;

@@ -36,22 +36,12 @@ namespace {
 /// cost more than they save).
 constexpr int64_t kMinElements = 4096;
 
-/// The combiner of `op`'s body when it is `combine(in, out)` (either order)
-/// yielded as is; null otherwise.
-Operation *singleCombiner(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  if (body.getNumArguments() != 2 || body.getOperations().size() != 2)
-    return nullptr;
-  Operation *combine = &body.front();
-  if (combine->getNumOperands() != 2 || combine->getNumResults() != 1 ||
-      combine->getNumRegions() != 0 ||
-      body.getTerminator()->getOperand(0) != combine->getResult(0))
-    return nullptr;
-  Value a = combine->getOperand(0), b = combine->getOperand(1);
-  Value in = body.getArgument(0), out = body.getArgument(1);
-  if (!((a == in && b == out) || (a == out && b == in)))
-    return nullptr;
-  if (!isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp, arith::MinNumFOp,
+/// The combiner of `op`'s body when it is one op, `combine(in, out)`, with a
+/// neutral element jitrun knows; null otherwise.
+Operation *splittableCombiner(linalg::GenericOp op) {
+  Operation *combine = singleCombiner(op.getRegion().front());
+  if (!combine ||
+      !isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp, arith::MinNumFOp,
            arith::AddFOp, arith::MulFOp, arith::AddIOp, arith::MulIOp, arith::MaxSIOp,
            arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp, arith::AndIOp, arith::OrIOp,
            arith::XOrIOp>(combine))
@@ -90,7 +80,7 @@ struct SplitWholeReduction : public OpRewritePattern<linalg::GenericOp> {
         !inType.hasStaticShape() || inType.getNumElements() < kMinElements ||
         !op.getIndexingMapsArray()[0].isIdentity())
       return failure();
-    Operation *combine = singleCombiner(op);
+    Operation *combine = splittableCombiner(op);
     if (!combine)
       return failure();
     std::optional<TypedAttr> neutral = arith::getNeutralElement(combine);
