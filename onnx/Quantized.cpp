@@ -108,7 +108,7 @@ LogicalResult dequantize(Importer &im, SmallVectorImpl<Value> &results) {
   std::optional<Lit> scales = im.lit(im.in(1)), zps = im.lit(zp);
   if (xType.getElementType().isInteger(8) && data &&
       static_cast<int64_t>(data->size()) == xType.getNumElements() && scales && zps &&
-      zps->numElements() == scales->numElements()) {
+      (zps->numElements() == scales->numElements() || zps->numElements() == 1)) {
     int64_t inner = 1, channels = scales->numElements();
     for (int64_t d = axis + 1; d < rank; ++d)
       inner *= xType.getDimSize(d);
@@ -119,7 +119,8 @@ LogicalResult dequantize(Importer &im, SmallVectorImpl<Value> &results) {
       float q = uns ? static_cast<float>(static_cast<uint8_t>((*data)[i]))
                     : static_cast<float>(static_cast<int8_t>((*data)[i]));
       // (q - zp) * scale, in f32 as the generic below computes it.
-      out[i] = (q - static_cast<float>(zps->values[c])) * static_cast<float>(scales->values[c]);
+      float z = static_cast<float>(zps->values[zps->numElements() == 1 ? 0 : c]);
+      out[i] = (q - z) * static_cast<float>(scales->values[c]);
     }
     r = im.constantOfBytes(RankedTensorType::get(xType.getShape(), im.b.getF32Type()),
                            std::move(blob), "onnx_dequantized");

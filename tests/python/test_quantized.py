@@ -331,3 +331,28 @@ def test_bad_quantized_nodes_are_clean_errors(jitrun_cli, tmp_path):
         spec = "x".join(map(str, shape)) + {T.UINT8: "xui8", T.INT32: "xi32"}[dtype]
         p = subprocess.run([jitrun_cli, path, "--input=" + spec], capture_output=True, text=True)
         assert p.returncode == 1 and message in p.stderr, (name, p.returncode, p.stderr)
+
+
+@pytest.mark.parametrize("zero_point", [None, 7])
+def test_dequantized_constant_weights_fold_at_import(zero_point, tmp_path):
+    """DequantizeLinear of constant 8-bit weights (per column here, with or
+    without a zero point) is a float constant after import: the matmul that
+    reads it is the only dispatch, and reads (w - zp) * scale."""
+    rng = np.random.default_rng(3)
+    w = rng.integers(0, 256, (6, 5)).astype(np.uint8)
+    s = rng.uniform(0.01, 0.1, 5).astype(np.float32)
+    inits = [nh.from_array(w, "w"), nh.from_array(s, "s")]
+    dq_inputs = ["w", "s"]
+    if zero_point is not None:
+        inits.append(nh.from_array(np.array(zero_point, np.uint8), "z"))
+        dq_inputs.append("z")
+    path = save(str(tmp_path / "dq.onnx"),
+                [oh.make_node("DequantizeLinear", dq_inputs, ["wd"], axis=1),
+                 oh.make_node("MatMul", ["x", "wd"], ["y"])],
+                [oh.make_tensor_value_info("x", T.FLOAT, [3, 6])],
+                [oh.make_tensor_value_info("y", T.FLOAT, [3, 5])], inits)
+    x = rng.standard_normal((3, 6)).astype(np.float32)
+    m = jitrun.load(path, cache_dir=False)
+    want = x @ ((w.astype(np.float32) - (zero_point or 0)) * s)
+    np.testing.assert_allclose(m(x), want, rtol=1e-5, atol=1e-5)
+    assert m.statistics["dispatches"] == 1
