@@ -138,6 +138,16 @@ def MergeReductionsPass : Pass<"jitrun-fusion-merge-reductions", "func::FuncOp">
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
 }
 
+def FoldEmptyLoopsPass : Pass<"jitrun-fusion-fold-empty-loops", "func::FuncOp"> {
+  let summary = "Replace a linalg op with a loop of extent 0 by its inits";
+  let description = [{
+    A linalg op on tensors with a static loop of extent 0 (a zero-size
+    dimension) runs no iteration: its results are its init operands (an
+    empty tensor, or a reduction's initial value).
+  }];
+  let dependentDialects = ["linalg::LinalgDialect"];
+}
+
 def SplitReductionsPass : Pass<"jitrun-fusion-split-reductions", "func::FuncOp"> {
   let summary = "Reduce a whole tensor in two steps: into 16-64 lanes, then the lanes";
   let description = [{

@@ -99,6 +99,8 @@ void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
   //    first (TOSA's mean over an image).
   //    f16 and bf16 contractions accumulate in f32 first (all modes: the
   //    reference path computes what the fused program computes).
+  // Ops over a zero-size dim compute nothing: their inits are the results.
+  pm.addNestedPass<func::FuncOp>(createFoldEmptyLoopsPass());
   pm.addNestedPass<func::FuncOp>(createAccumulateInF32Pass());
   if (options.bf16Weights)
     pm.addNestedPass<func::FuncOp>(createBf16WeightsPass());
