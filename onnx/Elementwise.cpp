@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 
@@ -188,6 +189,86 @@ void addArithmetic(OpTable &t) {
         },
         [](ArrayRef<double> a) { return -a[0]; });
   };
+  // Sign: -1, 0 or 1 (0 for a NaN).
+  t["Sign"] = [](Importer &im, SmallVectorImpl<Value> &results) {
+    if (!im.hasInput(0))
+      return im.fail("Sign needs an input");
+    Type et = Importer::typeOf(im.in(0)).getElementType();
+    bool f = isFloat(et), u = im.isUnsigned(im.in(0));
+    if (!f && u)
+      return im.fail("Sign on uint8 tensors is not supported");
+    return same(
+        im, results, 1,
+        [f](B &b, L l, V a) -> Value {
+          Type t = a[0].getType();
+          auto c = [&](double v) -> Value {
+            return f ? fconst(b, l, t, v)
+                     : arith::ConstantOp::create(b, l, IntegerAttr::get(t, static_cast<int64_t>(v)))
+                           .getResult();
+          };
+          Value pos = f ? arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, a[0], c(0)).getResult()
+                        : arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, a[0], c(0)).getResult();
+          Value neg = f ? arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, a[0], c(0)).getResult()
+                        : arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, a[0], c(0)).getResult();
+          return arith::SelectOp::create(b, l, pos, c(1),
+                                         arith::SelectOp::create(b, l, neg, c(-1), c(0)));
+        },
+        [](ArrayRef<double> a) { return a[0] > 0 ? 1.0 : a[0] < 0 ? -1.0 : 0.0; });
+  };
+  // Mod: fmod = 0 takes the divisor's sign (Python's %, integers only),
+  // fmod = 1 the dividend's (C's fmod). Integer x % 0 is 0, not a trap
+  // (codegen's SafeKernelArith).
+  t["Mod"] = [](Importer &im, SmallVectorImpl<Value> &results) {
+    if (!im.hasInput(0) || !im.hasInput(1))
+      return im.fail("Mod needs 2 inputs");
+    Type et = Importer::typeOf(im.in(0)).getElementType();
+    bool f = isFloat(et), cmod = im.attrInt("fmod", 0) != 0;
+    if (f && !cmod)
+      return im.fail("Mod: floats need fmod = 1");
+    if (!f && (im.isUnsigned(im.in(0)) || im.isUnsigned(im.in(1))))
+      return im.fail("Mod on uint8 tensors is not supported");
+    return same(
+        im, results, 2,
+        [=](B &b, L l, V a) -> Value {
+          if (f)
+            return arith::RemFOp::create(b, l, a[0], a[1]);
+          Value r = arith::RemSIOp::create(b, l, a[0], a[1]);
+          if (cmod)
+            return r;
+          Value zero = arith::ConstantOp::create(b, l, IntegerAttr::get(a[0].getType(), 0));
+          Value nonzero = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, r, zero);
+          Value rneg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, r, zero);
+          Value bneg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, a[1], zero);
+          Value differ = arith::XOrIOp::create(b, l, rneg, bneg);
+          Value fix = arith::AndIOp::create(b, l, nonzero, differ);
+          return arith::SelectOp::create(b, l, fix, arith::AddIOp::create(b, l, r, a[1]), r);
+        },
+        [=](ArrayRef<double> a) {
+          if (a[1] == 0)
+            return f ? std::nan("") : 0.0;
+          double r = std::fmod(a[0], a[1]);
+          if (!cmod && r != 0 && ((r < 0) != (a[1] < 0)))
+            r += a[1];
+          return r;
+        });
+  };
+  t["IsInf"] = [](Importer &im, SmallVectorImpl<Value> &results) {
+    if (!im.hasInput(0) || !isFloat(Importer::typeOf(im.in(0)).getElementType()))
+      return im.fail("IsInf needs a float input");
+    bool pos = im.attrInt("detect_positive", 1) != 0, neg = im.attrInt("detect_negative", 1) != 0;
+    FailureOr<Value> r = im.elementwise({im.in(0)}, im.b.getI1Type(), [=](B &b, L l, V a) -> Value {
+      Type t = a[0].getType();
+      const double inf = std::numeric_limits<double>::infinity();
+      Value p = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[0], fconst(b, l, t, inf));
+      Value n = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[0], fconst(b, l, t, -inf));
+      Value no = arith::ConstantOp::create(b, l, b.getBoolAttr(false));
+      return arith::OrIOp::create(b, l, pos ? p : no, neg ? n : no);
+    });
+    if (failed(r))
+      return failure();
+    results.push_back(*r);
+    return success();
+  };
   t["Abs"] = [](Importer &im, SmallVectorImpl<Value> &results) {
     bool f = im.hasInput(0) && isFloat(Importer::typeOf(im.in(0)).getElementType());
     return same(
@@ -233,6 +314,32 @@ void addActivations(OpTable &t) {
       Value neg = arith::MulFOp::create(b, l, em1, fconst(b, l, t, alpha));
       Value pos = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, a[0], fconst(b, l, t, 0));
       return arith::SelectOp::create(b, l, pos, a[0], neg);
+    });
+  };
+  t["Selu"] = [](Importer &im, SmallVectorImpl<Value> &results) {
+    double alpha = im.attrFloat("alpha", 1.67326319217681884765625f);
+    double gamma = im.attrFloat("gamma", 1.05070102214813232421875f);
+    return same(im, results, 1, [=](B &b, L l, V a) -> Value {
+      Type t = a[0].getType();
+      Value neg = arith::MulFOp::create(b, l, math::ExpM1Op::create(b, l, a[0]),
+                                        fconst(b, l, t, alpha));
+      Value pos = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, a[0], fconst(b, l, t, 0));
+      return arith::MulFOp::create(b, l, fconst(b, l, t, gamma),
+                                   arith::SelectOp::create(b, l, pos, a[0], neg));
+    });
+  };
+  unary(t, "Softsign", [](B &b, L l, V a) -> Value {
+    Value d = arith::AddFOp::create(b, l, fconst(b, l, a[0].getType(), 1.0),
+                                    math::AbsFOp::create(b, l, a[0]));
+    return arith::DivFOp::create(b, l, a[0], d);
+  });
+  t["ThresholdedRelu"] = [](Importer &im, SmallVectorImpl<Value> &results) {
+    double alpha = im.attrFloat("alpha", 1.0f);
+    return same(im, results, 1, [=](B &b, L l, V a) -> Value {
+      Type t = a[0].getType();
+      Value above =
+          arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, a[0], fconst(b, l, t, alpha));
+      return arith::SelectOp::create(b, l, above, a[0], fconst(b, l, t, 0));
     });
   };
   t["HardSigmoid"] = [](Importer &im, SmallVectorImpl<Value> &results) {
@@ -356,16 +463,9 @@ void addLogic(OpTable &t) {
 
 /// Cast, Identity and inference Dropout.
 void addConversions(OpTable &t) {
-  t["Cast"] = [](Importer &im, SmallVectorImpl<Value> &results) {
-    if (!im.hasInput(0))
-      return im.fail("Cast needs an input");
-    int toOnnx = static_cast<int>(im.attrInt("to", 0));
-    Type to = elementTypeOf(im.context, toOnnx);
-    if (!to)
-      return im.fail("Cast: unsupported target type " + Twine(toOnnx));
-    bool toUnsigned = to.isUnsignedInteger();
-    if (auto i = dyn_cast<IntegerType>(to))
-      to = IntegerType::get(to.getContext(), i.getWidth());
+  // Cast to `to` (signless; toUnsigned: uint8), CastLike to its second
+  // input's type.
+  auto cast = [](Importer &im, SmallVectorImpl<Value> &results, Type to, bool toUnsigned) {
     bool fromUnsigned = im.isUnsigned(im.in(0));
     bool toInt = !isFloat(to), toBool = to.isInteger(1);
     FailureOr<Value> r = im.elementwise(
@@ -396,6 +496,24 @@ void addConversions(OpTable &t) {
       im.markUnsigned(*r);
     results.push_back(*r);
     return success();
+  };
+  t["Cast"] = [cast](Importer &im, SmallVectorImpl<Value> &results) {
+    if (!im.hasInput(0))
+      return im.fail("Cast needs an input");
+    int toOnnx = static_cast<int>(im.attrInt("to", 0));
+    Type to = elementTypeOf(im.context, toOnnx);
+    if (!to)
+      return im.fail("Cast: unsupported target type " + Twine(toOnnx));
+    bool toUnsigned = to.isUnsignedInteger();
+    if (auto i = dyn_cast<IntegerType>(to))
+      to = IntegerType::get(to.getContext(), i.getWidth());
+    return cast(im, results, to, toUnsigned);
+  };
+  t["CastLike"] = [cast](Importer &im, SmallVectorImpl<Value> &results) {
+    if (!im.hasInput(0) || !im.hasInput(1))
+      return im.fail("CastLike needs an input and a target");
+    return cast(im, results, Importer::typeOf(im.in(1)).getElementType(),
+                im.isUnsigned(im.in(1)));
   };
   auto identity = [](Importer &im, SmallVectorImpl<Value> &results) {
     if (!im.hasInput(0))

@@ -586,9 +586,10 @@ LogicalResult Importer::importNode(const onnx::NodeProto &n, int index) {
   // read it as numbers must know (Cast and the quantized ops do).
   static const llvm::StringSet<> moveBits = {
       "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat",
-      "Slice", "Split", "Gather", "Expand", "Tile", "Dropout"};
+      "Slice", "Split", "Gather", "GatherElements", "Expand", "Tile", "Dropout", "Trilu",
+      "DepthToSpace", "SpaceToDepth"};
   static const llvm::StringSet<> readsUnsigned = {
-      "Cast", "Shape", "Size", "QuantizeLinear", "DequantizeLinear", "QLinearMatMul",
+      "Cast", "CastLike", "Shape", "Size", "QuantizeLinear", "DequantizeLinear", "QLinearMatMul",
       "QLinearConv", "MatMulInteger", "ConvInteger"};
   bool unsignedIn = llvm::any_of(nodeInputs, [&](Value v) { return v && isUnsigned(v); });
   if (unsignedIn && !moveBits.contains(n.op_type()) && !readsUnsigned.contains(n.op_type()))

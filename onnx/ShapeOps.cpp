@@ -372,6 +372,120 @@ LogicalResult gatherOp(Importer &im, SmallVectorImpl<Value> &results) {
   return success();
 }
 
+/// GatherElements: out[i...] = data[i... with the axis coordinate replaced
+/// by indices[i...]] (negative indices count from the end; an index out of
+/// range is the kernels' bounds-check error, as Gather's).
+LogicalResult gatherElementsOp(Importer &im, SmallVectorImpl<Value> &results) {
+  if (!im.hasInput(0) || !im.hasInput(1))
+    return im.fail("GatherElements needs data and indices");
+  Value data = im.in(0), indices = im.in(1);
+  Shape ds = Importer::shapeOf(data), is = Importer::shapeOf(indices);
+  int64_t rank = ds.size();
+  int64_t axis = normalizeAxis(im.attrInt("axis", 0), rank);
+  if (axis < 0 || static_cast<int64_t>(is.size()) != rank)
+    return im.fail("GatherElements: indices must have data's rank and axis be in range");
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && is[d] > ds[d])
+      return im.fail("GatherElements: indices dim " + Twine(d) + " is larger than data's");
+  if (!Importer::typeOf(indices).getElementType().isSignlessInteger())
+    return im.fail("GatherElements: indices must be integers");
+  Type et = Importer::typeOf(data).getElementType();
+  int64_t dim = ds[axis];
+  auto generic = linalg::GenericOp::create(
+      im.b, im.loc, RankedTensorType::get(is, et), ValueRange{indices},
+      ValueRange{im.empty(is, et)},
+      SmallVector<AffineMap>{im.b.getMultiDimIdentityMap(rank), im.b.getMultiDimIdentityMap(rank)},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](B &b, L l, V args) {
+        Value k = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+        Value size = arith::ConstantIndexOp::create(b, l, dim);
+        Value zero = arith::ConstantIndexOp::create(b, l, 0);
+        Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, zero);
+        k = arith::SelectOp::create(b, l, negative, arith::AddIOp::create(b, l, k, size), k);
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d)
+          at.push_back(d == axis ? k : linalg::IndexOp::create(b, l, d).getResult());
+        linalg::YieldOp::create(b, l, ValueRange{tensor::ExtractOp::create(b, l, data, at)});
+      });
+  if (im.isUnsigned(data))
+    im.markUnsigned(generic.getResult(0));
+  results.push_back(generic.getResult(0));
+  return success();
+}
+
+/// Trilu: the upper (or lower) triangle of the last two dims from diagonal
+/// k (input 1), the rest zeros.
+LogicalResult triluOp(Importer &im, SmallVectorImpl<Value> &results) {
+  if (!im.hasInput(0))
+    return im.fail("Trilu needs an input");
+  Value x = im.in(0);
+  int64_t rank = Importer::typeOf(x).getRank();
+  if (rank < 2)
+    return im.fail("Trilu: the input must have 2 dims or more");
+  // k: a constant or a scalar computed at run time (an input), 0 if absent.
+  SmallVector<Value> ins = {x};
+  if (im.hasInput(1)) {
+    Value k = im.in(1);
+    if (Importer::typeOf(k).getNumElements() != 1 ||
+        !Importer::typeOf(k).getElementType().isInteger(64))
+      return im.fail("Trilu: k must be one int64");
+    ins.push_back(im.reshape(k, {}));
+  }
+  bool upper = im.attrInt("upper", 1) != 0;
+  Type et = Importer::typeOf(x).getElementType();
+  FailureOr<Value> r = im.elementwise(ins, et, [=](B &b, L l, V a) -> Value {
+    Value i = linalg::IndexOp::create(b, l, rank - 2), j = linalg::IndexOp::create(b, l, rank - 1);
+    // j - i >= k keeps the upper triangle, j - i <= k the lower.
+    Value diff = arith::IndexCastOp::create(b, l, b.getI64Type(),
+                                            arith::SubIOp::create(b, l, j, i));
+    Value kk = a.size() > 1 ? a[1] : arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0)).getResult();
+    Value keep = arith::CmpIOp::create(b, l, upper ? arith::CmpIPredicate::sge
+                                                   : arith::CmpIPredicate::sle, diff, kk);
+    Value zero = isa<FloatType>(et) ? fconst(b, l, et, 0.0)
+                                    : arith::ConstantOp::create(b, l, b.getZeroAttr(et)).getResult();
+    return arith::SelectOp::create(b, l, keep, a[0], zero);
+  });
+  if (failed(r))
+    return failure();
+  if (im.isUnsigned(x))
+    im.markUnsigned(*r);
+  results.push_back(*r);
+  return success();
+}
+
+/// DepthToSpace (DCR or CRD) and SpaceToDepth: a reshape, a transpose and a
+/// reshape of an NCHW tensor, by `blocksize`.
+LogicalResult depthSpaceOp(Importer &im, SmallVectorImpl<Value> &results, bool toSpace) {
+  const char *op = toSpace ? "DepthToSpace" : "SpaceToDepth";
+  if (!im.hasInput(0))
+    return im.fail(Twine(op) + " needs an input");
+  Value x = im.in(0);
+  Shape xs = Importer::shapeOf(x);
+  int64_t bs = im.attrInt("blocksize", 0);
+  if (xs.size() != 4 || bs < 1)
+    return im.fail(Twine(op) + " needs an NCHW input and a blocksize of 1 or more");
+  int64_t n = xs[0], c = xs[1], h = xs[2], w = xs[3];
+  Value r;
+  if (toSpace) {
+    if (c % (bs * bs) != 0)
+      return im.fail("DepthToSpace: the channels are not a multiple of blocksize^2");
+    bool crd = im.attrString("mode", "DCR") == "CRD";
+    int64_t cc = c / (bs * bs);
+    r = crd ? im.transpose(im.reshape(x, {n, cc, bs, bs, h, w}), {0, 1, 4, 2, 5, 3})
+            : im.transpose(im.reshape(x, {n, bs, bs, cc, h, w}), {0, 3, 4, 1, 5, 2});
+    r = im.reshape(r, {n, cc, h * bs, w * bs});
+  } else {
+    if (h % bs != 0 || w % bs != 0)
+      return im.fail("SpaceToDepth: the height and width are not multiples of blocksize");
+    r = im.transpose(im.reshape(x, {n, c, h / bs, bs, w / bs, bs}), {0, 3, 5, 1, 2, 4});
+    r = im.reshape(r, {n, c * bs * bs, h / bs, w / bs});
+  }
+  if (im.isUnsigned(x))
+    im.markUnsigned(r);
+  results.push_back(r);
+  return success();
+}
+
 /// Broadcasts `v` to `shape` (NumPy rules, as Expand).
 FailureOr<Value> broadcastTo(Importer &im, Value v, ArrayRef<int64_t> shape) {
   Type et = Importer::typeOf(v).getElementType();
@@ -614,6 +728,14 @@ void addShapeOps(OpTable &t) {
   t["Slice"] = sliceOp;
   t["Split"] = splitOp;
   t["Gather"] = gatherOp;
+  t["GatherElements"] = gatherElementsOp;
+  t["Trilu"] = triluOp;
+  t["DepthToSpace"] = [](Importer &im, SmallVectorImpl<Value> &r) {
+    return depthSpaceOp(im, r, true);
+  };
+  t["SpaceToDepth"] = [](Importer &im, SmallVectorImpl<Value> &r) {
+    return depthSpaceOp(im, r, false);
+  };
   t["Expand"] = [](Importer &im, SmallVectorImpl<Value> &results) {
     if (!im.hasInput(0))
       return im.fail("Expand needs an input");

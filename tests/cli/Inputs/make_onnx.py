@@ -17,7 +17,7 @@ def f32(name, shape):
 
 kind, out = sys.argv[1], sys.argv[2]
 if kind == "unsupported":
-    m = model([helper.make_node("Trilu", ["x"], ["y"], name="upper")], [f32("x", [4, 4])],
+    m = model([helper.make_node("Hardmax", ["x"], ["y"], name="upper")], [f32("x", [4, 4])],
               [f32("y", [4, 4])])
 elif kind == "symbolic":
     w = numpy_helper.from_array(np.arange(12, dtype=np.float32).reshape(3, 4), "w")
