@@ -562,6 +562,54 @@ LogicalResult softmax(Importer &im, SmallVectorImpl<Value> &results, bool log) {
   return success();
 }
 
+/// ArgMax / ArgMin along `axis`: the extreme value (a reduction), then the
+/// first (or, select_last_index, the last) index holding it (a second
+/// reduction of min / max over the indices where the element equals it; a
+/// NaN extreme matches the NaNs, the first of which NumPy returns).
+LogicalResult argExtreme(Importer &im, SmallVectorImpl<Value> &results, bool max) {
+  const char *op = max ? "ArgMax" : "ArgMin";
+  if (!im.hasInput(0))
+    return im.fail(Twine(op) + " needs an input");
+  Value x = im.in(0);
+  Type et = Importer::typeOf(x).getElementType();
+  if (!isa<FloatType>(et))
+    return im.fail(Twine(op) + " on integers is not supported");
+  Shape xs = Importer::shapeOf(x);
+  int64_t rank = xs.size();
+  int64_t axis = normalizeAxis(im.attrInt("axis", 0), rank);
+  if (axis < 0 || xs[axis] < 1)
+    return im.fail(Twine(op) + ": axis out of range or of size 0");
+  bool keep = im.attrInt("keepdims", 1) != 0, last = im.attrInt("select_last_index", 0) != 0;
+  const double inf = std::numeric_limits<double>::infinity();
+  Value extreme = im.reduce(x, {axis}, true, max ? -inf : inf, [max](B &b, L l, V a) -> Value {
+    return max ? arith::MaximumFOp::create(b, l, a[0], a[1]).getResult()
+               : arith::MinimumFOp::create(b, l, a[0], a[1]).getResult();
+  });
+  // Each element's index along the axis where it holds the extreme, else a
+  // value the second reduction never picks.
+  int64_t none = last ? -1 : xs[axis];
+  Type i64 = im.b.getI64Type();
+  FailureOr<Value> candidates = im.elementwise({x, extreme}, i64, [=](B &b, L l, V a) -> Value {
+    Value eq = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[0], a[1]);
+    Value bothNan = arith::AndIOp::create(
+        b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, a[0], a[0]),
+        arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, a[1], a[1]));
+    Value hit = arith::OrIOp::create(b, l, eq, bothNan);
+    Value index = arith::IndexCastOp::create(b, l, b.getI64Type(),
+                                             linalg::IndexOp::create(b, l, axis));
+    return arith::SelectOp::create(b, l, hit, index,
+                                   arith::ConstantOp::create(b, l, b.getI64IntegerAttr(none)));
+  });
+  if (failed(candidates))
+    return failure();
+  results.push_back(im.reduce(*candidates, {axis}, keep, static_cast<double>(none),
+                              [last](B &b, L l, V a) -> Value {
+                                return last ? arith::MaxSIOp::create(b, l, a[0], a[1]).getResult()
+                                            : arith::MinSIOp::create(b, l, a[0], a[1]).getResult();
+                              }));
+  return success();
+}
+
 enum class ReduceKind { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2 };
 
 LogicalResult reduceOp(Importer &im, SmallVectorImpl<Value> &results, ReduceKind kind) {
@@ -855,6 +903,8 @@ void addNeuralNetOps(OpTable &t) {
   t["ReduceMean"] = [](Importer &im, SmallVectorImpl<Value> &r) {
     return reduceOp(im, r, ReduceKind::Mean);
   };
+  t["ArgMax"] = [](Importer &im, SmallVectorImpl<Value> &r) { return argExtreme(im, r, true); };
+  t["ArgMin"] = [](Importer &im, SmallVectorImpl<Value> &r) { return argExtreme(im, r, false); };
   t["ReduceMax"] = [](Importer &im, SmallVectorImpl<Value> &r) {
     return reduceOp(im, r, ReduceKind::Max);
   };
