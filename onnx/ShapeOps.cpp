@@ -296,6 +296,17 @@ LogicalResult splitOp(Importer &im, SmallVectorImpl<Value> &results) {
   return success();
 }
 
+/// A gather's index (an integer read from the indices) as an index into a
+/// dimension of `dim`: negative ones count from the end. (An index out of
+/// range is left to the kernels' bounds check of the tensor.extract.)
+Value gatherIndex(B &b, L l, Value raw, int64_t dim) {
+  Value k = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
+  Value size = arith::ConstantIndexOp::create(b, l, dim);
+  Value zero = arith::ConstantIndexOp::create(b, l, 0);
+  Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, zero);
+  return arith::SelectOp::create(b, l, negative, arith::AddIOp::create(b, l, k, size), k);
+}
+
 LogicalResult gatherOp(Importer &im, SmallVectorImpl<Value> &results) {
   if (!im.hasInput(0) || !im.hasInput(1))
     return im.fail("Gather needs data and indices");
@@ -355,11 +366,7 @@ LogicalResult gatherOp(Importer &im, SmallVectorImpl<Value> &results) {
       ValueRange{im.empty(out, et)}, maps,
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](B &b, L l, V args) {
-        Value k = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
-        Value size = arith::ConstantIndexOp::create(b, l, dim);
-        Value zero = arith::ConstantIndexOp::create(b, l, 0);
-        Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, zero);
-        k = arith::SelectOp::create(b, l, negative, arith::AddIOp::create(b, l, k, size), k);
+        Value k = gatherIndex(b, l, args[0], dim);
         SmallVector<Value> at;
         for (int64_t d = 0; d < axis; ++d)
           at.push_back(linalg::IndexOp::create(b, l, d));
@@ -397,11 +404,7 @@ LogicalResult gatherElementsOp(Importer &im, SmallVectorImpl<Value> &results) {
       SmallVector<AffineMap>{im.b.getMultiDimIdentityMap(rank), im.b.getMultiDimIdentityMap(rank)},
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](B &b, L l, V args) {
-        Value k = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
-        Value size = arith::ConstantIndexOp::create(b, l, dim);
-        Value zero = arith::ConstantIndexOp::create(b, l, 0);
-        Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, zero);
-        k = arith::SelectOp::create(b, l, negative, arith::AddIOp::create(b, l, k, size), k);
+        Value k = gatherIndex(b, l, args[0], dim);
         SmallVector<Value> at;
         for (int64_t d = 0; d < rank; ++d)
           at.push_back(d == axis ? k : linalg::IndexOp::create(b, l, d).getResult());
