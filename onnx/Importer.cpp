@@ -866,6 +866,20 @@ FailureOr<Value> Importer::elementwise(ArrayRef<Value> inputs, Type resultType,
 }
 
 Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
+  Value r = reshapeBits(v, shape);
+  if (isUnsigned(v))
+    markUnsigned(r);
+  return r;
+}
+
+Value Importer::transpose(Value v, ArrayRef<int64_t> perm) {
+  Value r = transposeBits(v, perm);
+  if (isUnsigned(v))
+    markUnsigned(r);
+  return r;
+}
+
+Value Importer::reshapeBits(Value v, ArrayRef<int64_t> shape) {
   RankedTensorType t = typeOf(v);
   if (t.getShape() == shape)
     return v;
@@ -904,7 +918,7 @@ Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
   return tensor::ExpandShapeOp::create(b, loc, target, flat, allDims(shape.size()));
 }
 
-Value Importer::transpose(Value v, ArrayRef<int64_t> perm) {
+Value Importer::transposeBits(Value v, ArrayRef<int64_t> perm) {
   Shape s = shapeOf(v), out;
   for (int64_t p : perm)
     out.push_back(s[p]);

@@ -137,6 +137,7 @@ public:
                                            mlir::Type resultType, const ScalarFn &body,
                                            const FoldFn &fold = nullptr);
   /// `v` (static) in `shape` with the same number of elements.
+  /// (reshape and transpose keep `v`'s uint8 mark: they move its bits.)
   mlir::Value reshape(mlir::Value v, llvm::ArrayRef<int64_t> shape);
   /// `v` with its dims permuted: result dim i is source dim perm[i].
   mlir::Value transpose(mlir::Value v, llvm::ArrayRef<int64_t> perm);
@@ -158,6 +159,8 @@ private:
   const llvm::DenseMap<const onnx::TensorProto *, llvm::StringRef> *rawData = nullptr;
 
   mlir::LogicalResult importInitializer(onnx::TensorProto &t);
+  mlir::Value reshapeBits(mlir::Value v, llvm::ArrayRef<int64_t> shape);
+  mlir::Value transposeBits(mlir::Value v, llvm::ArrayRef<int64_t> perm);
   mlir::LogicalResult importNode(const onnx::NodeProto &n, int index);
 };
 

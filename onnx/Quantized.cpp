@@ -292,6 +292,25 @@ Value asSigned8(Importer &im, Value x, int64_t &shift) {
       [](ArrayRef<double> a) { return a[0] - 128; });
 }
 
+/// `v` [..., K] as the matrix [rows, K] of its leading dims.
+Value asRows(Importer &im, Value v) {
+  Shape s = Importer::shapeOf(v);
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < s.size(); ++d)
+    rows *= s[d];
+  return im.reshape(v, {rows, s.back()});
+}
+
+/// The sums of 8-bit `v` along `axis`, in i32, the axis kept as a 1.
+Value sumI32(Importer &im, Value v, int64_t axis) {
+  Value wide = *im.elementwise({v}, im.b.getI32Type(), [](B &b, L l, V x) -> Value {
+    return arith::ExtSIOp::create(b, l, b.getI32Type(), x[0]);
+  });
+  return im.reduce(wide, {axis}, true, 0, [](B &b, L l, V x) -> Value {
+    return arith::AddIOp::create(b, l, x[0], x[1]);
+  });
+}
+
 /// The host values of a constant zero point, minus `shift` (asSigned8's).
 std::optional<std::vector<int64_t>> zeroPointValues(Importer &im, Value zp, int64_t shift) {
   std::optional<Lit> l = im.lit(zp);
@@ -348,12 +367,7 @@ FailureOr<Value> matmulInt8(Importer &im, Value a, Value azp, Value b, Value bzp
       values.push_back(static_cast<double>((*cs)[j] += k * zb(j)));
     c = i32Lit({1, n}, values);
   } else {
-    Value wide = *im.elementwise({b8}, i32, [](B &bb, L l, V x) -> Value {
-      return arith::ExtSIOp::create(bb, l, bb.getI32Type(), x[0]);
-    });
-    Value colsum = im.reduce(wide, {0}, true, 0, [](B &bb, L l, V x) -> Value {
-      return arith::AddIOp::create(bb, l, x[0], x[1]);
-    });
+    Value colsum = sumI32(im, b8, 0);
     std::vector<double> kzb;
     for (int64_t v : *zbs)
       kzb.push_back(static_cast<double>(k * v));
@@ -391,18 +405,9 @@ FailureOr<Value> matmulInt8(Importer &im, Value a, Value azp, Value b, Value bzp
                   .getResult(0);
   if (llvm::all_of(*zbs, [](int64_t v) { return v == 0; }))
     return acc;
-  Value wide = *im.elementwise({a8}, i32, [](B &bb, L l, V x) -> Value {
-    return arith::ExtSIOp::create(bb, l, bb.getI32Type(), x[0]);
-  });
-  Value rowsum = im.reduce(wide, {1}, true, 0, [](B &bb, L l, V x) -> Value {
-    return arith::AddIOp::create(bb, l, x[0], x[1]);
-  });
-  Lit zbl;
-  zbl.shape = {1, static_cast<int64_t>(zbs->size())};
-  zbl.elementType = i32;
-  for (int64_t v : *zbs)
-    zbl.values.push_back(static_cast<double>(v));
-  return im.elementwise({acc, rowsum, im.constant(zbl)}, i32, [](B &bb, L l, V x) -> Value {
+  std::vector<double> zbValues(zbs->begin(), zbs->end());
+  Value zbRow = i32Lit({1, static_cast<int64_t>(zbs->size())}, zbValues);
+  return im.elementwise({acc, sumI32(im, a8, 1), zbRow}, i32, [](B &bb, L l, V x) -> Value {
     return arith::SubIOp::create(bb, l, x[0], arith::MulIOp::create(bb, l, x[1], x[2]));
   });
 }
@@ -455,13 +460,7 @@ LogicalResult qlinearMatMul(Importer &im, SmallVectorImpl<Value> &results, bool 
     if (im.hasInput(2) && Importer::typeOf(im.in(2)).getNumElements() != 1)
       return im.fail(Twine(im.node->op_type()) +
                      ": a per-row zero point of a batched left operand is not supported");
-    int64_t rows = 1;
-    for (size_t d = 0; d + 1 < as.size(); ++d)
-      rows *= as[d];
-    bool uns = im.isUnsigned(a);
-    a = im.reshape(a, {rows, as.back()});
-    if (uns)
-      im.markUnsigned(a);
+    a = asRows(im, a);
   }
   // 8-bit operands with constant zero points contract as they are; others
   // (a per-row zero point of MatMulInteger's, a zero point computed at run
@@ -732,24 +731,8 @@ FailureOr<Value> qdqMatmul(Importer &im, Value a, Value b, bool transposeB) {
   Value sa = scaleAlong(im, aq.scale, 2, 1), sb = scaleAlong(im, bq.scale, 2, 1);
   if (!sa || !sb)
     return failure();
-  Value bMatrix = bq.q;
-  if (transposeB) {
-    bool uns = im.isUnsigned(bMatrix);
-    bMatrix = im.transpose(bMatrix, {1, 0});
-    if (uns)
-      im.markUnsigned(bMatrix);
-  }
-  Value a2 = aq.q;
-  int64_t rows = 1;
-  for (size_t d = 0; d + 1 < as.size(); ++d)
-    rows *= as[d];
-  if (as.size() > 2) {
-    bool uns = im.isUnsigned(a2);
-    a2 = im.reshape(a2, {rows, as.back()});
-    if (uns)
-      im.markUnsigned(a2);
-  }
-  FailureOr<Value> acc = matmulInt8(im, a2, aq.zp, bMatrix, bq.zp);
+  Value bMatrix = transposeB ? im.transpose(bq.q, {1, 0}) : bq.q;
+  FailureOr<Value> acc = matmulInt8(im, asRows(im, aq.q), aq.zp, bMatrix, bq.zp);
   if (failed(acc))
     return failure();
   FailureOr<Value> r = im.elementwise({*acc, sa, sb}, im.b.getF32Type(), [](B &b, L l, V x) -> Value {

@@ -410,8 +410,6 @@ LogicalResult gatherElementsOp(Importer &im, SmallVectorImpl<Value> &results) {
           at.push_back(d == axis ? k : linalg::IndexOp::create(b, l, d).getResult());
         linalg::YieldOp::create(b, l, ValueRange{tensor::ExtractOp::create(b, l, data, at)});
       });
-  if (im.isUnsigned(data))
-    im.markUnsigned(generic.getResult(0));
   results.push_back(generic.getResult(0));
   return success();
 }
@@ -450,8 +448,6 @@ LogicalResult triluOp(Importer &im, SmallVectorImpl<Value> &results) {
   });
   if (failed(r))
     return failure();
-  if (im.isUnsigned(x))
-    im.markUnsigned(*r);
   results.push_back(*r);
   return success();
 }
@@ -483,8 +479,6 @@ LogicalResult depthSpaceOp(Importer &im, SmallVectorImpl<Value> &results, bool t
     r = im.transpose(im.reshape(x, {n, c, h / bs, bs, w / bs, bs}), {0, 3, 5, 1, 2, 4});
     r = im.reshape(r, {n, c * bs * bs, h / bs, w / bs});
   }
-  if (im.isUnsigned(x))
-    im.markUnsigned(r);
   results.push_back(r);
   return success();
 }
