@@ -865,20 +865,6 @@ FailureOr<Value> Importer::elementwise(ArrayRef<Value> inputs, Type resultType,
   return generic.getResult(0);
 }
 
-Value Importer::reshape(Value v, ArrayRef<int64_t> shape) {
-  Value r = reshapeBits(v, shape);
-  if (isUnsigned(v))
-    markUnsigned(r);
-  return r;
-}
-
-Value Importer::transpose(Value v, ArrayRef<int64_t> perm) {
-  Value r = transposeBits(v, perm);
-  if (isUnsigned(v))
-    markUnsigned(r);
-  return r;
-}
-
 Value Importer::reshapeBits(Value v, ArrayRef<int64_t> shape) {
   RankedTensorType t = typeOf(v);
   if (t.getShape() == shape)

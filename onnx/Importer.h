@@ -138,9 +138,13 @@ public:
                                            const FoldFn &fold = nullptr);
   /// `v` (static) in `shape` with the same number of elements.
   /// (reshape and transpose keep `v`'s uint8 mark: they move its bits.)
-  mlir::Value reshape(mlir::Value v, llvm::ArrayRef<int64_t> shape);
+  mlir::Value reshape(mlir::Value v, llvm::ArrayRef<int64_t> shape) {
+    return sameBits(v, reshapeBits(v, shape));
+  }
   /// `v` with its dims permuted: result dim i is source dim perm[i].
-  mlir::Value transpose(mlir::Value v, llvm::ArrayRef<int64_t> perm);
+  mlir::Value transpose(mlir::Value v, llvm::ArrayRef<int64_t> perm) {
+    return sameBits(v, transposeBits(v, perm));
+  }
   /// Reduces the `axes` of `v` with `combine`, starting from `init`; keeps
   /// them as 1s when `keepDims`.
   mlir::Value reduce(mlir::Value v, llvm::ArrayRef<int64_t> axes, bool keepDims, double init,
@@ -160,6 +164,12 @@ private:
 
   mlir::LogicalResult importInitializer(onnx::TensorProto &t);
   mlir::Value reshapeBits(mlir::Value v, llvm::ArrayRef<int64_t> shape);
+  /// `to`, marked uint8 when `from` is.
+  mlir::Value sameBits(mlir::Value from, mlir::Value to) {
+    if (isUnsigned(from))
+      markUnsigned(to);
+    return to;
+  }
   mlir::Value transposeBits(mlir::Value v, llvm::ArrayRef<int64_t> perm);
   mlir::LogicalResult importNode(const onnx::NodeProto &n, int index);
 };
