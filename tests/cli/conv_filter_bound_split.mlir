@@ -15,7 +15,7 @@
 // SMALL: scheme = "convolution", vector = array<i64: 1, 1, 7, 32, 0, 0, 0>, workgroup = array<i64: 0, 0, 0, 32, 0, 0, 0>
 // RUN: %jitrun %s --function=big_image --input=1x58x58x64xf32 --input=3x3x64x256xf32 \
 // RUN:   --mlir-print-ir-after=jitrun-codegen-select-strategy 2>&1 | FileCheck %s --check-prefix=BIG
-// BIG: scheme = "convolution", vector = array<i64: 1, 1, 8, 32, 0, 0, 0>, workgroup = array<i64: 0, 2, 0, 128, 0, 0, 0>
+// BIG: scheme = "convolution", vector = array<i64: 1, 1, 14, 32, 0, 0, 0>, workgroup = array<i64: 0, 2, 28, 0, 0, 0, 0>
 func.func @small_map(%x: tensor<1x9x9x64xf32>, %w: tensor<3x3x64x256xf32>) -> tensor<1x7x7x256xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x7x7x256xf32>

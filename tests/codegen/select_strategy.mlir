@@ -32,10 +32,10 @@ func.func private @matmul(%arg0: memref<64x96xf32>, %arg1: memref<96x80xf32>, %a
 // -----
 
 // A 3x3 convolution over 28x28 pixels of 64 -> 128 channels: workgroups of
-// 14 output columns, vector tiles of 7 pixels by 32 channels; taps and input
-// channels reduced one at a time.
+// 14 output columns, vector tiles of 14 pixels by 32 channels (28
+// accumulators: stride 1); taps and input channels reduced one at a time.
 // CHECK-LABEL: func.func private @conv
-// CHECK:       linalg.conv_2d_nhwc_hwcf {{{.*}}jitrun.lowering_config = {cache = array<i64: 0, 0, 0, 0, 0, 0, 0>, reduction = array<i64: 0, 0, 0, 0, 1, 1, 1>, scheme = "convolution", vector = array<i64: 1, 1, 7, 32, 0, 0, 0>, workgroup = array<i64: 0, 1, 14, 0, 0, 0, 0>}
+// CHECK:       linalg.conv_2d_nhwc_hwcf {{{.*}}jitrun.lowering_config = {cache = array<i64: 0, 0, 0, 0, 0, 0, 0>, reduction = array<i64: 0, 0, 0, 0, 1, 1, 1>, scheme = "convolution", vector = array<i64: 1, 1, 14, 32, 0, 0, 0>, workgroup = array<i64: 0, 1, 14, 0, 0, 0, 0>}
 func.func private @conv(%arg0: memref<1x30x30x64xf32>, %arg1: memref<3x3x64x128xf32>, %arg2: memref<1x28x28x128xf32>, %wg: index) attributes {jitrun.dispatch} {
   %i = bufferization.to_tensor %arg0 restrict : memref<1x30x30x64xf32> to tensor<1x30x30x64xf32>
   %w = bufferization.to_tensor %arg1 restrict : memref<3x3x64x128xf32> to tensor<3x3x64x128xf32>
@@ -50,12 +50,33 @@ func.func private @conv(%arg0: memref<1x30x30x64xf32>, %arg1: memref<3x3x64x128x
 
 // -----
 
+// The same at stride 2 (57x57 -> 28x28): its input pixels lie twice as far
+// apart, and tiles of 14 ran ResNet-50's 30x30 -> 14x14 one 1.3x slower;
+// it keeps tiles of up to 8 pixels (7, which divides 28).
+// CHECK-LABEL: func.func private @conv_stride2
+// CHECK:       linalg.conv_2d_nhwc_hwcf {{{.*}}scheme = "convolution", vector = array<i64: 1, 1, 7, 32, 0, 0, 0>
+func.func private @conv_stride2(%arg0: memref<1x57x57x64xf32>, %arg1: memref<3x3x64x128xf32>, %arg2: memref<1x28x28x128xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %i = bufferization.to_tensor %arg0 restrict : memref<1x57x57x64xf32> to tensor<1x57x57x64xf32>
+  %w = bufferization.to_tensor %arg1 restrict : memref<3x3x64x128xf32> to tensor<3x3x64x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %out = bufferization.to_tensor %arg2 restrict writable : memref<1x28x28x128xf32> to tensor<1x28x28x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%i, %w : tensor<1x57x57x64xf32>, tensor<3x3x64x128xf32>) outs(%f : tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32>
+  bufferization.materialize_in_destination %c in restrict writable %arg2 : (tensor<1x28x28x128xf32>, memref<1x28x28x128xf32>) -> ()
+  return
+}
+
+// -----
+
 // A 1x7 convolution over 17x17 pixels of 64 -> 64 channels (Inception v3's
 // maps): 17 has no divisor but 1, and 8-pixel tiles would leave an edge of
-// one pixel per row; with two registers of channels the vector tile takes 6
-// pixels (6 + 6 + 5). On AVX2, one register of channels: 8 pixels, peeled.
+// one pixel per row; with two registers of channels the vector tile takes
+// 12 pixels (12 + 5: of the up to 14 a stride-1 tile takes, the most that
+// leave an edge of 5 or more). On AVX2, one register of channels: 8
+// pixels, peeled.
 // CHECK-LABEL: func.func private @conv_prime_width
-// CHECK:       linalg.conv_2d_nhwc_hwcf {{{.*}}scheme = "convolution", vector = array<i64: 1, 1, 6, 32, 0, 0, 0>
+// CHECK:       linalg.conv_2d_nhwc_hwcf {{{.*}}scheme = "convolution", vector = array<i64: 1, 1, 12, 32, 0, 0, 0>
 // AVX2-LABEL:  func.func private @conv_prime_width
 // AVX2:        linalg.conv_2d_nhwc_hwcf {{{.*}}scheme = "convolution", vector = array<i64: 1, 1, 8, 8, 0, 0, 0>
 func.func private @conv_prime_width(%arg0: memref<1x17x23x64xf32>, %arg1: memref<1x7x64x64xf32>, %arg2: memref<1x17x17x64xf32>, %wg: index) attributes {jitrun.dispatch} {
@@ -77,7 +98,7 @@ func.func private @conv_prime_width(%arg0: memref<1x17x23x64xf32>, %arg1: memref
 // (an odd count); then the 17 rows, which no tile divides, into workgroups
 // of 3 (5 x 3 + 2), the last one shorter: 30 workgroups.
 // CHECK-LABEL: func.func private @conv_prime_height
-// CHECK:       linalg.conv_2d_nhwc_hwcf {{{.*}}vector = array<i64: 1, 1, 6, 32, 0, 0, 0>, workgroup = array<i64: 0, 3, 0, 32, 0, 0, 0>
+// CHECK:       linalg.conv_2d_nhwc_hwcf {{{.*}}vector = array<i64: 1, 1, 12, 32, 0, 0, 0>, workgroup = array<i64: 0, 3, 0, 32, 0, 0, 0>
 func.func private @conv_prime_height(%arg0: memref<1x17x23x160xf32>, %arg1: memref<1x7x160x160xf32>, %arg2: memref<1x17x17x160xf32>, %wg: index) attributes {jitrun.dispatch} {
   %i = bufferization.to_tensor %arg0 restrict : memref<1x17x23x160xf32> to tensor<1x17x23x160xf32>
   %w = bufferization.to_tensor %arg1 restrict : memref<1x7x160x160xf32> to tensor<1x7x160x160xf32>
