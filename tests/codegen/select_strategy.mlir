@@ -203,6 +203,74 @@ func.func private @panel_rows(%arg0: memref<128x16xf32>, %arg1: memref<3x16x32xf
 
 // -----
 
+// A 1x1 convolution over packed panels, 28x28 pixels of 256 -> 512
+// channels: 14 pixels per register tile (28 accumulators). With a short
+// reduction (56x56, 64 -> 256) or few output channels (256 -> 64) it keeps
+// 8, whose tiles load and store less per FMA.
+// CHECK-LABEL: func.func private @pointwise_wide
+// CHECK:       linalg.generic {{.*}}scheme = "contraction", vector = array<i64: 1, 1, 14, 1, 32, 0>
+// AVX2-LABEL:  func.func private @pointwise_wide
+// AVX2:        vector = array<i64: 1, 1, 4, 1, 32, 0>
+func.func private @pointwise_wide(%arg0: memref<1x28x28x256xf32>, %arg1: memref<16x256x32xf32>, %arg2: memref<1x28x28x16x32xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %a = bufferization.to_tensor %arg0 restrict : memref<1x28x28x256xf32> to tensor<1x28x28x256xf32>
+  %w = bufferization.to_tensor %arg1 restrict : memref<16x256x32xf32> to tensor<16x256x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %out = bufferization.to_tensor %arg2 restrict writable : memref<1x28x28x16x32xf32> to tensor<1x28x28x16x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<1x28x28x16x32xf32>) -> tensor<1x28x28x16x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, y, x, p, t, k) -> (n, y, x, k)>, affine_map<(n, y, x, p, t, k) -> (p, k, t)>, affine_map<(n, y, x, p, t, k) -> (n, y, x, p, t)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<1x28x28x256xf32>, tensor<16x256x32xf32>) outs(%f : tensor<1x28x28x16x32xf32>) attrs = {jitrun.packed_panels} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x28x28x16x32xf32>
+  bufferization.materialize_in_destination %r in restrict writable %arg2 : (tensor<1x28x28x16x32xf32>, memref<1x28x28x16x32xf32>) -> ()
+  return
+}
+
+// CHECK-LABEL: func.func private @pointwise_short
+// CHECK:       linalg.generic {{.*}}scheme = "contraction", vector = array<i64: 1, 1, 8, 1, 32, 0>
+func.func private @pointwise_short(%arg0: memref<1x56x56x64xf32>, %arg1: memref<8x64x32xf32>, %arg2: memref<1x56x56x8x32xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %a = bufferization.to_tensor %arg0 restrict : memref<1x56x56x64xf32> to tensor<1x56x56x64xf32>
+  %w = bufferization.to_tensor %arg1 restrict : memref<8x64x32xf32> to tensor<8x64x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %out = bufferization.to_tensor %arg2 restrict writable : memref<1x56x56x8x32xf32> to tensor<1x56x56x8x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<1x56x56x8x32xf32>) -> tensor<1x56x56x8x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, y, x, p, t, k) -> (n, y, x, k)>, affine_map<(n, y, x, p, t, k) -> (p, k, t)>, affine_map<(n, y, x, p, t, k) -> (n, y, x, p, t)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<1x56x56x64xf32>, tensor<8x64x32xf32>) outs(%f : tensor<1x56x56x8x32xf32>) attrs = {jitrun.packed_panels} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x56x56x8x32xf32>
+  bufferization.materialize_in_destination %r in restrict writable %arg2 : (tensor<1x56x56x8x32xf32>, memref<1x56x56x8x32xf32>) -> ()
+  return
+}
+
+// CHECK-LABEL: func.func private @pointwise_narrow
+// CHECK:       linalg.generic {{.*}}scheme = "contraction", vector = array<i64: 1, 1, 8, 1, 32, 0>
+func.func private @pointwise_narrow(%arg0: memref<1x56x56x256xf32>, %arg1: memref<2x256x32xf32>, %arg2: memref<1x56x56x2x32xf32>, %wg: index) attributes {jitrun.dispatch} {
+  %a = bufferization.to_tensor %arg0 restrict : memref<1x56x56x256xf32> to tensor<1x56x56x256xf32>
+  %w = bufferization.to_tensor %arg1 restrict : memref<2x256x32xf32> to tensor<2x256x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %out = bufferization.to_tensor %arg2 restrict writable : memref<1x56x56x2x32xf32> to tensor<1x56x56x2x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<1x56x56x2x32xf32>) -> tensor<1x56x56x2x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, y, x, p, t, k) -> (n, y, x, k)>, affine_map<(n, y, x, p, t, k) -> (p, k, t)>, affine_map<(n, y, x, p, t, k) -> (n, y, x, p, t)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<1x56x56x256xf32>, tensor<2x256x32xf32>) outs(%f : tensor<1x56x56x2x32xf32>) attrs = {jitrun.packed_panels} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x56x56x2x32xf32>
+  bufferization.materialize_in_destination %r in restrict writable %arg2 : (tensor<1x56x56x2x32xf32>, memref<1x56x56x2x32xf32>) -> ()
+  return
+}
+
+// -----
+
 // 16 rows would leave an edge tile of 4 (12 + 4), too few to keep the FMA
 // units busy: two tiles of 8.
 // CHECK-LABEL: func.func private @panel_rows_short
