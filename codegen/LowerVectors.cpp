@@ -345,7 +345,13 @@ struct LogisticReciprocal final : OpRewritePattern<arith::DivFOp> {
         continue;
       Location loc = div.getLoc();
       Value cap = createScalarOrSplatConstant(rewriter, loc, type, APFloat(88.0f));
-      Value capped = arith::MinimumFOp::create(rewriter, loc, exp.getOperand(), cap);
+      // cap < y ? cap : y, one vminps that passes a NaN y through (then a
+      // NaN quotient, as the exact division gives); arith.minimumf would
+      // add a compare and a blend for it.
+      Value y = exp.getOperand();
+      Value capped = arith::SelectOp::create(
+          rewriter, loc,
+          arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, cap, y), cap, y);
       Value e = math::ExpOp::create(rewriter, loc, capped);
       Value d = arith::AddFOp::create(rewriter, loc, add->getOperand(i), e);
       rewriter.replaceOpWithNewOp<arith::DivFOp>(div, div.getLhs(), d, kReciprocalEstimate);
@@ -483,6 +489,8 @@ struct LowerVectorsPass final
     llvm::DenseSet<Operation *> divisions;
     fn.walk([&](arith::DivFOp d) { divisions.insert(d); });
     if (failed(apply([&](RewritePatternSet &p) {
+          if (avx512)
+            populateScalefExpPatterns(p);
           populateMathPolynomialApproximationPatterns(p);
         })))
       return signalPassFailure();

@@ -110,6 +110,10 @@ mlir::FailureOr<RegisterTile> matchRegisterTile(mlir::vector::ContractionOp op,
 /// dot products (vdpbf16ps): Bf16Contraction.cpp.
 void populateBf16DotPatterns(mlir::RewritePatternSet &patterns);
 
+/// exp of f32 vectors of whole AVX-512 registers through vscalefps, ahead of
+/// the general polynomial approximation (ScalefExp.cpp).
+void populateScalefExpPatterns(mlir::RewritePatternSet &patterns);
+
 /// With VNNI, on linalg before tiling: each i8 x i8 -> i32 contraction or
 /// convolution whose output channels fill registers reads its right operand
 /// unsigned (flipped sign bits) and starts from its init minus 128 times the

@@ -221,6 +221,8 @@ def LowerVectorsPass : Pass<"jitrun-codegen-lower-vectors", "func::FuncOp"> {
            "Lower i8 x i8 -> i32 contractions to AVX-512 VNNI vpdpbusd">,
     Option<"bf16", "bf16", "bool", /*default=*/"false",
            "Lower bf16 x bf16 -> f32 contractions to AVX512_BF16 vdpbf16ps">,
+    Option<"avx512", "avx512", "bool", /*default=*/"false",
+           "Lower exp of f32 vectors through AVX-512's vscalefps">,
   ];
   let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect", "memref::MemRefDialect",
                            "math::MathDialect", "arith::ArithDialect", "mlir::LLVM::LLVMDialect"];

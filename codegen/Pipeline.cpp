@@ -103,7 +103,8 @@ void buildKernelPipeline(OpPassManager &pm, const CodegenOptions &options) {
   // 6. Masks folded into their ops; accumulators in registers; FMAs.
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(
-      createLowerVectorsPass(LowerVectorsPassOptions{options.vnni, options.bf16}));
+      createLowerVectorsPass(
+          LowerVectorsPassOptions{options.vnni, options.bf16, options.vectorBits == 512}));
   pm.addNestedPass<func::FuncOp>(createPrefetchWeightsPass());
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));

@@ -38,6 +38,8 @@ try:
         flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
 except OSError:
     flags = []
+if "avx512f" in flags:
+    config.available_features.add("avx512")
 if "avx512f" in flags and "avx512_vnni" in flags:
     config.available_features.add("avx512vnni")
 if "avx512f" in flags and "avx512_bf16" in flags:
