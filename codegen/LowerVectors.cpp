@@ -23,6 +23,9 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
+#include <cmath>
+#include <type_traits>
+
 #define DEBUG_TYPE "jitrun-codegen-lower-vectors"
 
 namespace jitrun {
@@ -361,6 +364,90 @@ struct LogisticReciprocal final : OpRewritePattern<arith::DivFOp> {
   }
 };
 
+/// A float's trip through an integer and back, sitofp/uitofp(trunci(fptosi(v))),
+/// where v is an integer already inside the narrow type's range: a
+/// quantize-dequantize pair (ONNX's QDQ models: clamp(roundeven(x / s) +
+/// zp, 0, 255), to uint8 and back) whose 8-bit value nothing else reads.
+/// The trip returns v itself (NaN aside, for which fptosi gives poison), so
+/// it goes: four instructions a register (vcvttps2dq, vpmovdb, vpmovzxbd,
+/// vcvtdq2ps). A signed range may hold -0.0, which the trip makes +0.0, as
+/// adding +0.0 does.
+template <typename CastOp>
+struct IntegerRoundTrip final : OpRewritePattern<CastOp> {
+  using OpRewritePattern<CastOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp op, PatternRewriter &rewriter) const override {
+    constexpr bool isSigned = std::is_same_v<CastOp, arith::SIToFPOp>;
+    Value in = op.getIn();
+    unsigned bits = getElementTypeOrSelf(in.getType()).getIntOrFloatBitWidth();
+    if (auto trunc = in.getDefiningOp<arith::TruncIOp>())
+      in = trunc.getIn();
+    auto toInt = in.getDefiningOp<arith::FPToSIOp>();
+    if (!toInt || toInt.getIn().getType() != op.getType() || bits > 32)
+      return failure();
+    double lo = isSigned ? -std::ldexp(1.0, bits - 1) : 0.0;
+    double hi = isSigned ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+    Value v = toInt.getIn();
+    if (!clampedInteger(v, lo, hi))
+      return failure();
+    if (isSigned) {
+      auto element = cast<FloatType>(getElementTypeOrSelf(v.getType()));
+      Value zero = createScalarOrSplatConstant(rewriter, op.getLoc(), v.getType(),
+                                               APFloat::getZero(element.getFloatSemantics()));
+      v = arith::AddFOp::create(rewriter, op.getLoc(), v, zero);
+    }
+    rewriter.replaceOp(op, v);
+    return success();
+  }
+
+  /// A constant (scalar or splat) with an integer value.
+  static std::optional<double> integerConstant(Value v) {
+    APFloat c(0.0f);
+    if (!matchPattern(v, m_ConstantFloat(&c)) || !c.isFinite() || !c.isInteger())
+      return std::nullopt;
+    return c.convertToDouble();
+  }
+  /// roundeven(x), or it plus an integer constant.
+  static bool integral(Value v) {
+    if (v.getDefiningOp<math::RoundEvenOp>())
+      return true;
+    auto add = v.getDefiningOp<arith::AddFOp>();
+    if (!add)
+      return false;
+    for (unsigned i = 0; i < 2; ++i)
+      if (add->getOperand(i).template getDefiningOp<math::RoundEvenOp>() &&
+          integerConstant(add->getOperand(1 - i)))
+        return true;
+    return false;
+  }
+  /// min(max(w, a), b) or max(min(w, b), a) of an integral w, with integer
+  /// bounds inside [lo, hi].
+  static bool clampedInteger(Value v, double lo, double hi) {
+    auto bound = [](Operation *op, Value &inner) -> std::optional<double> {
+      for (unsigned i = 0; i < 2; ++i)
+        if (std::optional<double> c = integerConstant(op->getOperand(i))) {
+          inner = op->getOperand(1 - i);
+          return c;
+        }
+      return std::nullopt;
+    };
+    Operation *outer = v.getDefiningOp();
+    if (!outer || !isa<arith::MinimumFOp, arith::MaximumFOp>(outer))
+      return false;
+    Value mid, w;
+    std::optional<double> first = bound(outer, mid);
+    Operation *innerOp = mid ? mid.getDefiningOp() : nullptr;
+    if (!first || !innerOp || innerOp->getName() == outer->getName() ||
+        !isa<arith::MinimumFOp, arith::MaximumFOp>(innerOp))
+      return false;
+    std::optional<double> second = bound(innerOp, w);
+    if (!second)
+      return false;
+    double low = isa<arith::MaximumFOp>(outer) ? *first : *second;
+    double high = isa<arith::MinimumFOp>(outer) ? *first : *second;
+    return lo <= low && low <= high && high <= hi && integral(w);
+  }
+};
+
 /// A read whose innermost vector dim runs along a source dim followed only
 /// by unit dims, other vector dims broadcast: ONNX's per-channel constants
 /// of an NCHW model (a batch norm's scale as 448x1x1), read across the
@@ -465,7 +552,8 @@ struct LowerVectorsPass final
           vector::populateDropUnitDimWithShapeCastPatterns(p);
           vector::ShapeCastOp::getCanonicalizationPatterns(p, ctx);
           vector::BroadcastOp::getCanonicalizationPatterns(p, ctx);
-          p.add<FuseContractedMultiplyAdd, LogisticReciprocal>(ctx);
+          p.add<FuseContractedMultiplyAdd, LogisticReciprocal, IntegerRoundTrip<arith::SIToFPOp>,
+                IntegerRoundTrip<arith::UIToFPOp>>(ctx);
         })))
       return signalPassFailure();
     // 4. Transfers with permutations, transposes, broadcasts, shape casts.
