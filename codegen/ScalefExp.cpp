@@ -21,6 +21,7 @@
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -43,8 +44,8 @@ struct ScalefExp final : OpRewritePattern<math::ExpOp> {
     Location loc = op.getLoc();
     int64_t n = type.getNumElements();
     auto flat = VectorType::get({n}, rewriter.getF32Type());
-    auto constant = [&](float v) -> Value {
-      return arith::ConstantOp::create(rewriter, loc, DenseElementsAttr::get(flat, v));
+    auto constant = [&](float v) {
+      return createScalarOrSplatConstant(rewriter, loc, flat, APFloat(v));
     };
     auto fma = [&](Value a, Value b, Value c) -> Value {
       return math::FmaOp::create(rewriter, loc, a, b, c);

@@ -309,39 +309,37 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
         // Past one register tile of rows (panels of 32 for 1x1 convolutions
         // of many pixels), at most 16 accumulators: 4 rows of 4 registers
         // on AVX2.
-        int64_t rows = extentProduct(op.getStaticLoopRanges(), dims->m);
+        SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+        int64_t rows = extentProduct(ranges, dims->m);
         if (!ShapedType::isDynamic(rows) && rows > kMatmulRows) {
           sizes[dims->m.back()] =
               std::clamp<int64_t>(kMaxAccumulatorRegisters * lanes / width, 1, kMatmulRows);
           // With two registers of columns, no edge tile of one or two rows
           // either (Inception v3's 1x1 convolutions of 17-pixel rows: 81 ->
           // 88-91 % of the FMA peak, the model 2.7 % faster).
-          int64_t extent = op.getStaticLoopRanges()[dims->m.back()];
+          int64_t extent = ranges[dims->m.back()];
           if (sizes[dims->m.back()] == kMatmulRows && width >= 2 * lanes)
             sizes[dims->m.back()] = edgeAwareTile(extent, kMatmulRows);
+          Builder b(op.getContext());
+          bool wideF32 = lanes == 2 * kAvx2Lanes && width == 2 * lanes &&
+                         isTypedContraction(op, b.getF32Type(), b.getF32Type());
           // Rows of an f32 matmul (one loop of rows, not an image's) on
           // AVX-512 with panels of two registers: 12 at a time where the edge
           // tile keeps at least kMinConvPixels rows (128 = 10 x 12 + 8). Not
           // bf16 panels: vdpbf16ps tiles of 12 rows ran BERT's 128x768x3072
           // matmul 12 % slower than 8 on an Intel host.
-          Builder b(op.getContext());
-          if (dims->m.size() == 1 && lanes == 2 * kAvx2Lanes &&
-              isTypedContraction(op, b.getF32Type(), b.getF32Type()) &&
-              width == 2 * lanes && extent >= kWidePanelRows &&
+          if (wideF32 && dims->m.size() == 1 && extent >= kWidePanelRows &&
               (extent % kWidePanelRows == 0 || extent % kWidePanelRows >= kMinConvPixels))
             sizes[dims->m.back()] = kWidePanelRows;
           // Pixels of a 1x1 convolution (rows of an image) likewise, up to
           // kWideConvPixels at a time: 28 accumulators (ResNet-50's 14x14 and
           // 28x28 ones 0.91-0.96x the time). Not for short reductions or few
           // output channels, whose tiles load and store more than they
-          // multiply (56x56 64 -> 256: 1.02x, 256 -> 64: 1.06x).
-          int64_t reduction = extentProduct(op.getStaticLoopRanges(), dims->k);
-          int64_t columns = extentProduct(op.getStaticLoopRanges(), dims->n);
-          if (dims->m.size() >= 2 && lanes == 2 * kAvx2Lanes &&
-              isTypedContraction(op, b.getF32Type(), b.getF32Type()) && width == 2 * lanes &&
-              !ShapedType::isDynamic(extent) && !ShapedType::isDynamic(reduction) &&
-              !ShapedType::isDynamic(columns) && reduction >= kMinReductionForWidePixels &&
-              columns >= kMinColumnsForWidePixels)
+          // multiply (56x56 64 -> 256: 1.02x, 256 -> 64: 1.06x). (A dynamic
+          // extent is negative: it fails both bounds.)
+          if (wideF32 && dims->m.size() >= 2 &&
+              extentProduct(ranges, dims->k) >= kMinReductionForWidePixels &&
+              extentProduct(ranges, dims->n) >= kMinColumnsForWidePixels)
             sizes[dims->m.back()] = edgeAwareTile(extent, std::min(extent, kWideConvPixels));
         }
       }
