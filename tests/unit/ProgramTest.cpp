@@ -132,6 +132,63 @@ TEST_CASE("interpreter: whole and strided copies, fills", "[program]") {
   CHECK(values((*r)[0]) == want);
 }
 
+TEST_CASE("interpreter: fills of every element width, whole and around a hole", "[program]") {
+  // Patterns of 1, 2, 4 and 8 bytes (a uint8 zero point, an i16, an f32, an
+  // i64) over odd element counts, on two threads past the parallel split;
+  // then the same patterns around a box the next command would write (a
+  // pad's border), where the box's bytes stay as they were (zero here).
+  ThreadPool pool(2);
+  struct Case {
+    ElementType type;
+    std::vector<uint8_t> pattern;
+  };
+  std::vector<Case> cases = {{ElementType::I8, {0x85}},
+                             {ElementType::I16, {0x34, 0x12}},
+                             {ElementType::F32, {0x00, 0x00, 0x80, 0x3f}},
+                             {ElementType::I64, {1, 2, 3, 4, 5, 6, 7, 8}}};
+  for (const Case &k : cases) {
+    size_t eb = k.pattern.size();
+    for (bool hole : {false, true}) {
+      CAPTURE(eb, hole);
+      std::vector<int64_t> shape = hole ? std::vector<int64_t>{3, 37, 41, 5}
+                                        : std::vector<int64_t>{300007};
+      int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>());
+      HostProgram p;
+      int y = p.addBuffer(buffer(BufferKind::Output, 0, n * eb));
+      p.outputSpecs = {{k.type, shape}};
+      Command c{Command::Fill};
+      c.dst = y;
+      c.pattern = k.pattern;
+      c.shape = shape;
+      if (hole) {
+        c.holeOffsets = {1, 2, 3, 0};
+        c.holeSizes = {1, 30, 35, 5};
+      }
+      p.commands = {c};
+      p.outputs = {y};
+      p.plan();
+      HostTensor out(k.type, shape);
+      std::memset(out.data(), 0, n * eb);
+      std::vector<HostTensor> results;
+      results.push_back(std::move(out));
+      auto ctx = p.createRunContext();
+      REQUIRE(static_cast<bool>(ctx));
+      llvm::Error e = p.runInto({}, results, pool, **ctx, nullptr);
+      std::string error = e ? llvm::toString(std::move(e)) : "";
+      REQUIRE(error.empty());
+      const uint8_t *bytes = static_cast<const uint8_t *>(results[0].data());
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t w = i / 5 % 41, h = i / 5 / 41 % 37, b = i / 5 / 41 / 37;
+        bool inBox = hole && b == 1 && h >= 2 && h < 32 && w >= 3 && w < 38;
+        for (size_t j = 0; j < eb; ++j)
+          wrong += bytes[i * eb + j] != (inBox ? 0 : k.pattern[j]);
+      }
+      CHECK(wrong == 0);
+    }
+  }
+}
+
 TEST_CASE("interpreter: a host loop copies at register offsets", "[program]") {
   ThreadPool pool(1);
   HostProgram p;
