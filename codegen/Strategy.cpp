@@ -874,14 +874,22 @@ SmallVector<int64_t> selectReductionTileSizes(linalg::LinalgOp op,
           sizes[dims->filterLoop[i]] = 1;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       // i8 x i8 -> i32 with VNNI wants input channels in groups of four.
+      // One group a step where rows narrower than the VNNI tile's pixels
+      // take several registers of channels (anchorVectorSizes): their 28
+      // accumulators leave no room for the interleaved filter registers of
+      // four groups (3x3 512 -> 512 on 7x7: 1.35-1.44 -> 1.21 ms; 256 ->
+      // 256 on 14x14: 0.79-0.82 -> 0.77; 56- and 28-pixel rows keep 16).
       bool vnni = opts.vnni && isInt8Contraction(op);
       bool bf16 = opts.bf16 && isBf16Contraction(op);
+      int64_t width = dims->outputImage.empty() ? ShapedType::kDynamic
+                                                : ranges[dims->outputImage.back()];
+      bool narrowRows = !ShapedType::isDynamic(width) && width < kVnniConvPixels;
       for (unsigned c : dims->inputChannel) {
         if (ShapedType::isDynamic(ranges[c]))
           continue;
         sizes[c] = allTaps ? 1 : largestDivisorAtMost(ranges[c], kConvInputChannelStep);
         if (vnni && ranges[c] % kVnniReductionGroup == 0)
-          sizes[c] = vnniReductionTile(ranges[c]);
+          sizes[c] = narrowRows ? kVnniReductionGroup : vnniReductionTile(ranges[c]);
         // bf16 x bf16 -> f32 with AVX512_BF16: input channels in pairs, the
         // two products vdpbf16ps sums per lane (a channel at a time, the
         // register tile widened to f32: 0.5 of f32's rate, against 1.9).
