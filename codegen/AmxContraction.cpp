@@ -41,6 +41,7 @@
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/AMX/AMXDialect.h"
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/AMX/Transforms.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -66,12 +67,38 @@ constexpr int64_t kPairsPerStep = kTileRowBytes / 4;
 constexpr int64_t kMaxTilesPerSide = 2;
 
 /// Where each operand's loops are in a marked contraction, and its extents;
-/// `group`: the elements of a VNNI group (2 bf16, 4 int8).
+/// `group`: the elements of a VNNI group (2 bf16, 4 int8); `taps`: a
+/// convolution's filter loops (each a loop around the K loop).
 struct AmxShape {
   unsigned rowLoop, colLoop, pairLoop, vnniLoop;
   int64_t rows, cols, pairs, group;
   bool integer;
+  SmallVector<unsigned> taps;
 };
+
+/// The coefficient of loop `loop` in `e`, a sum of loops times constants
+/// (an input's image index, h * sh + kh * dh), or nullopt.
+static std::optional<int64_t> coefficientOf(AffineExpr e, unsigned loop) {
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return d.getPosition() == loop ? 1 : 0;
+  if (isa<AffineConstantExpr>(e))
+    return 0;
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return std::nullopt;
+  if (bin.getKind() == AffineExprKind::Add) {
+    std::optional<int64_t> l = coefficientOf(bin.getLHS(), loop),
+                           r = coefficientOf(bin.getRHS(), loop);
+    if (!l || !r)
+      return std::nullopt;
+    return *l + *r;
+  }
+  if (bin.getKind() == AffineExprKind::Mul)
+    if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+      if (std::optional<int64_t> l = coefficientOf(bin.getLHS(), loop))
+        return *l * c.getValue();
+  return std::nullopt;
+}
 
 /// The loop roles of `op` (A (rows..., kp, v), B (..., kp, t, v), C
 /// (rows..., ..., t): packed panels, maybe expanded by a reshape the
@@ -79,49 +106,90 @@ struct AmxShape {
 /// columns and K is a unit and the tiles fit; failure otherwise.
 static FailureOr<AmxShape> amxShape(linalg::GenericOp op) {
   // A multiply-accumulate body (widened operands, acc + a * b), the only one
-  // tdpbf16ps and tdpbssd compute.
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics() ||
-      !linalg::isaContractionOpInterface(op))
+  // tdpbf16ps and tdpbssd compute: a contraction, or a convolution whose
+  // input is read at h * sh + kh * dh (jitrun-fusion-pack-weights makes
+  // both, with that body).
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics())
     return failure();
+  bool contraction = linalg::isaContractionOpInterface(op);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap a = maps[0], b = maps[1], c = maps[2];
   if (a.getNumResults() < 3 || b.getNumResults() < 3 || c.getNumResults() < 2 ||
-      !a.isProjectedPermutation() || !b.isProjectedPermutation() ||
+      (contraction && !a.isProjectedPermutation()) || !b.isProjectedPermutation() ||
       !c.isProjectedPermutation())
     return failure();
-  unsigned na = a.getNumResults(), nb = b.getNumResults();
+  unsigned na = a.getNumResults(), nb = b.getNumResults(), nc = c.getNumResults();
+  auto dimAt = [](AffineMap m, unsigned i) -> std::optional<unsigned> {
+    if (auto d = dyn_cast<AffineDimExpr>(m.getResult(i)))
+      return d.getPosition();
+    return std::nullopt;
+  };
+  std::optional<unsigned> vnni = dimAt(a, na - 1), pair = dimAt(a, na - 2);
+  if (!vnni || !pair)
+    return failure();
   AmxShape s;
-  s.vnniLoop = a.getDimPosition(na - 1);
-  s.pairLoop = a.getDimPosition(na - 2);
-  s.colLoop = c.getDimPosition(c.getNumResults() - 1);
+  s.vnniLoop = *vnni;
+  s.pairLoop = *pair;
+  s.colLoop = c.getDimPosition(nc - 1);
   if (b.getDimPosition(nb - 3) != s.pairLoop || b.getDimPosition(nb - 2) != s.colLoop ||
       b.getDimPosition(nb - 1) != s.vnniLoop)
     return failure();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return failure();
-  // The rows: A's other loops; at most one of them is not a unit.
-  s.rowLoop = a.getDimPosition(na - 3);
   int nonUnitRows = 0;
-  for (unsigned d = 0; d + 2 < na; ++d) {
-    unsigned loop = a.getDimPosition(d);
-    if (ranges[loop] != 1) {
-      s.rowLoop = loop;
-      ++nonUnitRows;
+  if (contraction) {
+    // The rows: A's other loops; at most one of them is not a unit.
+    s.rowLoop = a.getDimPosition(na - 3);
+    for (unsigned d = 0; d + 2 < na; ++d) {
+      unsigned loop = a.getDimPosition(d);
+      if (ranges[loop] != 1) {
+        s.rowLoop = loop;
+        ++nonUnitRows;
+      }
+    }
+    if (nonUnitRows > 1 || !c.isFunctionOfDim(s.rowLoop))
+      return failure();
+  } else {
+    // A convolution: the body multiplies and adds, and nothing else.
+    if (llvm::any_of(op.getBlock()->without_terminator(), [](Operation &o) {
+          return !isa<arith::ExtSIOp, arith::ExtFOp, arith::MulIOp, arith::MulFOp,
+                      arith::AddIOp, arith::AddFOp>(o);
+        }))
+      return failure();
+    // Its rows: C's loops before the panel's (an output row's
+    // pixels), at most one not a unit; its taps: B's loops before the
+    // panel's ([kh, kw, p, cq, t, v]), reductions.
+    s.rowLoop = c.getDimPosition(nc - 3);
+    for (unsigned d = 0; d + 2 < nc; ++d) {
+      unsigned loop = c.getDimPosition(d);
+      if (ranges[loop] != 1) {
+        s.rowLoop = loop;
+        ++nonUnitRows;
+      }
+    }
+    if (nonUnitRows > 1)
+      return failure();
+    SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+    for (unsigned d = 0; d + 4 < nb; ++d) {
+      unsigned loop = b.getDimPosition(d);
+      if (iters[loop] != utils::IteratorType::reduction)
+        return failure();
+      s.taps.push_back(loop);
     }
   }
-  if (nonUnitRows > 1 || !c.isFunctionOfDim(s.rowLoop))
-    return failure();
   for (auto [i, r] : llvm::enumerate(ranges))
-    if (i != s.rowLoop && i != s.colLoop && i != s.pairLoop && i != s.vnniLoop && r != 1)
+    if (i != s.rowLoop && i != s.colLoop && i != s.pairLoop && i != s.vnniLoop &&
+        !llvm::is_contained(s.taps, i) && r != 1)
       return failure();
   s.rows = ranges[s.rowLoop];
   s.cols = ranges[s.colLoop];
   s.pairs = ranges[s.pairLoop];
   // K in two or more whole steps: LLVM's tile register allocation ran out
   // of registers on a short last step and on a single step (see
-  // jitrun-fusion-pack-weights, which packs for AMX only such K).
-  if (s.pairs % kPairsPerStep != 0 || s.pairs < 2 * kPairsPerStep)
+  // jitrun-fusion-pack-weights, which packs for AMX only such K). A
+  // convolution's taps are loops of their own around it: one step each.
+  if (s.pairs % kPairsPerStep != 0 || (s.taps.empty() && s.pairs < 2 * kPairsPerStep))
     return failure();
   auto elem = [&](unsigned i) { return getElementTypeOrSelf(op->getOperand(i).getType()); };
   s.integer = elem(0).isInteger(8) && elem(1).isInteger(8) && elem(2).isInteger(32);
@@ -155,14 +223,21 @@ static std::optional<SmallVector<int64_t>> staticStrides(Value v) {
   return strides;
 }
 
-/// The stride of the dim of operand `i` that loop `loop` indexes.
+/// How far operand `i`'s element moves when loop `loop` steps by one: the
+/// strides of the dims its indexing map reads the loop in, times the loop's
+/// coefficients there (an input's w * sw + kw * dw: sw times W's stride);
+/// -1 where an index is no sum of loops times constants.
 static int64_t strideOfLoop(linalg::GenericOp op, unsigned i, ArrayRef<int64_t> strides,
                             unsigned loop) {
   AffineMap map = op.getIndexingMapsArray()[i];
-  for (unsigned d = 0; d < map.getNumResults(); ++d)
-    if (map.getDimPosition(d) == loop)
-      return strides[d];
-  return 0;
+  int64_t stride = 0;
+  for (unsigned d = 0; d < map.getNumResults(); ++d) {
+    std::optional<int64_t> k = coefficientOf(map.getResult(d), loop);
+    if (!k)
+      return -1;
+    stride += *k * strides[d];
+  }
+  return stride;
 }
 
 /// Replaces the marked contraction `op` by AMX tile code; false (and `op`
@@ -189,7 +264,7 @@ static bool rewriteToTiles(RewriterBase &rewriter, linalg::GenericOp op) {
   int64_t aRowStride = strideOfLoop(op, 0, *sa, shape->rowLoop);
   int64_t bRowStride = strideOfLoop(op, 1, *sb, shape->pairLoop);
   int64_t cRowStride = strideOfLoop(op, 2, *sc, shape->rowLoop);
-  if (shape->rows > 1 && (aRowStride == 0 || cRowStride == 0))
+  if (aRowStride < 0 || (shape->rows > 1 && (aRowStride == 0 || cRowStride == 0)))
     return false;
 
   Location loc = op.getLoc();
@@ -209,16 +284,20 @@ static bool rewriteToTiles(RewriterBase &rewriter, linalg::GenericOp op) {
   Value zero = index(0);
   unsigned numLoops = op.getNumLoops();
   // Operand `i`'s indices with the row, column and pair loops at `row`,
-  // `col` and `pair`, every other loop at 0.
-  auto indices = [&](unsigned i, Value row, Value col, Value pair) {
+  // `col` and `pair`, a convolution's taps at `taps`, every other loop at 0.
+  auto indices = [&](OpBuilder &bld, unsigned i, Value row, Value col, Value pair,
+                     ValueRange taps = {}) {
     SmallVector<Value> at(numLoops, zero);
     at[shape->rowLoop] = row;
     at[shape->colLoop] = col;
     at[shape->pairLoop] = pair;
+    for (auto [loop, v] : llvm::zip(shape->taps, taps))
+      at[loop] = v;
     AffineMap map = op.getIndexingMapsArray()[i];
     SmallVector<Value> r;
-    for (unsigned d = 0; d < map.getNumResults(); ++d)
-      r.push_back(at[map.getDimPosition(d)]);
+    for (AffineExpr e : map.getResults())
+      r.push_back(isa<AffineDimExpr>(e) ? at[cast<AffineDimExpr>(e).getPosition()]
+                                        : affine::expandAffineExpr(bld, loc, e, at, {}));
     return r;
   };
   int64_t g = shape->group;
@@ -237,20 +316,21 @@ static bool rewriteToTiles(RewriterBase &rewriter, linalg::GenericOp op) {
     for (int64_t j = 0; j < colTiles; ++j)
       accs.push_back(amx::TileLoadOp::create(
           rewriter, loc, accType(i), c,
-          indices(2, index(i * kTileRows), index(j * kTileColumns), zero), cStride));
+          indices(rewriter, 2, index(i * kTileRows), index(j * kTileColumns), zero), cStride));
 
-  // One K step of `pairs` pairs at pair `k`: the accumulators after it.
-  auto step = [&](OpBuilder &bld, Value k, ValueRange in) {
+  // One K step of `pairs` pairs at pair `k` (and the taps at `taps`): the
+  // accumulators after it.
+  auto step = [&](OpBuilder &bld, Value k, ValueRange taps, ValueRange in) {
     int64_t pairs = kPairsPerStep;
     SmallVector<Value> lhs, rhs, out;
     for (int64_t i = 0; i < rowTiles; ++i)
       lhs.push_back(amx::TileLoadOp::create(
           bld, loc, amx::TileType::get({tileRows(i), g * pairs}, elem), a,
-          indices(0, index(i * kTileRows), zero, k), aStride));
+          indices(bld, 0, index(i * kTileRows), zero, k, taps), aStride));
     for (int64_t j = 0; j < colTiles; ++j)
       rhs.push_back(amx::TileLoadOp::create(
           bld, loc, amx::TileType::get({pairs, g * kTileColumns}, elem), b,
-          indices(1, zero, index(j * kTileColumns), k), bStride));
+          indices(bld, 1, zero, index(j * kTileColumns), k, taps), bStride));
     for (int64_t i = 0; i < rowTiles; ++i)
       for (int64_t j = 0; j < colTiles; ++j) {
         Value acc = in[i * colTiles + j];
@@ -264,26 +344,40 @@ static bool rewriteToTiles(RewriterBase &rewriter, linalg::GenericOp op) {
       }
     return out;
   };
-  auto loop = scf::ForOp::create(
-      rewriter, loc, zero, index(shape->pairs), index(kPairsPerStep), accs,
-      [&](OpBuilder &bld, Location, Value k, ValueRange iter) {
-        scf::YieldOp::create(bld, loc, step(bld, k, iter));
-      });
   // Not unrolled by LLVM: straight-line steps let its scheduler load the
   // tiles of later steps early, and the tile registers ran out (ViT-B/16's
-  // edge tile of 5 rows, 24 steps).
+  // edge tile of 5 rows, 24 steps). Nor a convolution's tap loops around
+  // the K loop (whose one step, at 64 channels, LLVM folds).
   MLIRContext *ctx = op.getContext();
   auto noUnroll =
       LLVM::LoopUnrollAttr::get(ctx, BoolAttr::get(ctx, true), {}, {}, {}, {}, {}, {});
-  loop->setAttr("loop_annotation",
-                LLVM::LoopAnnotationAttr::get(ctx, {}, {}, {}, noUnroll, {}, {}, {}, {}, {},
-                                              {}, {}, {}, {}, {}, {}));
-  accs = SmallVector<Value>(loop.getResults());
+  auto annotation = LLVM::LoopAnnotationAttr::get(ctx, {}, {}, {}, noUnroll, {}, {}, {}, {},
+                                                  {}, {}, {}, {}, {}, {}, {});
+  // The tap loops (outermost first), then the K loop, carrying the tiles.
+  std::function<SmallVector<Value>(OpBuilder &, SmallVector<Value>, ValueRange)> nest =
+      [&](OpBuilder &bld, SmallVector<Value> taps, ValueRange in) -> SmallVector<Value> {
+    bool kLoop = taps.size() == shape->taps.size();
+    int64_t extent = kLoop ? shape->pairs
+                           : op.getStaticLoopRanges()[shape->taps[taps.size()]];
+    auto loop = scf::ForOp::create(
+        bld, loc, zero, index(extent), index(kLoop ? kPairsPerStep : 1), in,
+        [&](OpBuilder &inner, Location, Value iv, ValueRange iter) {
+          SmallVector<Value> more(taps);
+          if (!kLoop)
+            more.push_back(iv);
+          scf::YieldOp::create(inner, loc,
+                               kLoop ? step(inner, iv, taps, iter) : nest(inner, more, iter));
+        });
+    loop->setAttr("loop_annotation", annotation);
+    return SmallVector<Value>(loop.getResults());
+  };
+  accs = nest(rewriter, {}, accs);
   for (int64_t i = 0; i < rowTiles; ++i)
     for (int64_t j = 0; j < colTiles; ++j)
-      amx::TileStoreOp::create(rewriter, loc, c,
-                               indices(2, index(i * kTileRows), index(j * kTileColumns), zero),
-                               accs[i * colTiles + j], cStride);
+      amx::TileStoreOp::create(
+          rewriter, loc, c,
+          indices(rewriter, 2, index(i * kTileRows), index(j * kTileColumns), zero),
+          accs[i * colTiles + j], cStride);
   rewriter.eraseOp(op);
   return true;
 }

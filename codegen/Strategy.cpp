@@ -283,6 +283,18 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
   for (unsigned i = 0; i < sizes.size(); ++i)
     if (iters[i] == utils::IteratorType::parallel)
       sizes[i] = 1;
+  // An int8 KxK convolution over VNNI panels on an AMX host (out[n, h, w,
+  // p, t]): up to 32 pixels of a row (two tiles) by the panel, all taps and C.
+  if (op->hasAttr(kAmxTilesAttrName) && !linalg::isaContractionOpInterface(op)) {
+    AffineMap out = op.getIndexingMapMatchingResult(op->getResult(0));
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (out.getNumResults() == 5 && out.isProjectedPermutation()) {
+      unsigned row = out.getDimPosition(2), col = out.getDimPosition(4);
+      sizes[row] = ShapedType::isDynamic(ranges[row]) ? 1 : std::min(kAmxRows, ranges[row]);
+      sizes[col] = ranges[col];
+    }
+    return sizes;
+  }
   switch (anchor.kind) {
   case AnchorKind::Contraction: {
     FailureOr<linalg::ContractionDimensions> dims =

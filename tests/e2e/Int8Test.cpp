@@ -95,11 +95,26 @@ void checkMatmul(int64_t m, int64_t n, int64_t k, int threads) {
   runAllPaths(what, os.str(), {&a, &b}, expected, eligible, amx, threads);
 }
 
+/// `t`'s bytes as an MLIR hex literal, "0x...".
+std::string hexBytes(const HostTensor &t) {
+  static const char *digits = "0123456789ABCDEF";
+  std::string s = "0x";
+  const auto *bytes = static_cast<const uint8_t *>(t.data());
+  for (size_t i = 0; i < t.byteSize(); ++i) {
+    s += digits[bytes[i] >> 4];
+    s += digits[bytes[i] & 15];
+  }
+  return s;
+}
+
+/// A convolution of `x` by `filter`, a function argument or (`constant`)
+/// an arith.constant, as a quantized model's filters are.
 void checkConv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t kh, int64_t kw,
-               int64_t stride, int threads) {
+               int64_t stride, int threads, bool constant = false) {
   std::string what = "int8 conv nhwc 1x" + std::to_string(h) + "x" + std::to_string(w) + "x" +
                      std::to_string(c) + " " + std::to_string(kh) + "x" + std::to_string(kw) +
-                     "x" + std::to_string(f) + " stride " + std::to_string(stride);
+                     "x" + std::to_string(f) + " stride " + std::to_string(stride) +
+                     (constant ? " constant filter" : "");
   uint64_t seed = hashString(what);
   std::vector<int64_t> is = {1, h, w, c}, fs = {kh, kw, c, f};
   onednn::Window2D win;
@@ -109,8 +124,12 @@ void checkConv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t kh, int64_t k
   HostTensor x = randomInt8Tensor(is, seed), filter = randomInt8Tensor(fs, seed + 1);
   std::string xt = i8Type(is), ft = i8Type(fs), ot = i32Type(os_);
   std::ostringstream os;
-  os << "func.func @main(%x: " << xt << ", %w: " << ft << ") -> " << ot << " {\n"
-     << "  %zero = arith.constant 0 : i32\n"
+  if (constant)
+    os << "func.func @main(%x: " << xt << ") -> " << ot << " {\n"
+       << "  %w = arith.constant dense<\"" << hexBytes(filter) << "\"> : " << ft << "\n";
+  else
+    os << "func.func @main(%x: " << xt << ", %w: " << ft << ") -> " << ot << " {\n";
+  os << "  %zero = arith.constant 0 : i32\n"
      << "  %empty = tensor.empty() : " << ot << "\n"
      << "  %init = linalg.fill ins(%zero : i32) outs(%empty : " << ot << ") -> " << ot << "\n"
      << "  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<"
@@ -119,7 +138,13 @@ void checkConv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t kh, int64_t k
      << "  return %r : " << ot << "\n}\n";
   HostTensor expected = onednn::conv2dS8(x, filter, win);
   bool eligible = c % 4 == 0 && f % 16 == 0;
-  runAllPaths(what, os.str(), {&x, &filter}, expected, eligible, /*amxEligible=*/false, threads);
+  // AMX tiles take a constant KxK filter of channels in steps of 64 and
+  // whole panels of 32 output channels, two or more.
+  bool amx = constant && kh * kw > 1 && c % 64 == 0 && f % 32 == 0 && f >= 64 && oh * ow > 8;
+  std::vector<const HostTensor *> inputs = {&x};
+  if (!constant)
+    inputs.push_back(&filter);
+  runAllPaths(what, os.str(), inputs, expected, eligible, amx, threads);
 }
 
 } // namespace
@@ -160,6 +185,20 @@ TEST_CASE("int8 conv 3x3 stride 2 1x17x17x32 -> 64 (box sums over strided window
 
 TEST_CASE("int8 conv 5x3 1x13x11x48 -> 80 (a non-square window, odd image)", "[int8]") {
   checkConv(13, 11, 48, 80, 5, 3, 1, 2);
+}
+
+TEST_CASE("int8 conv 3x3 1x10x20x128 -> 64, constant filter (AMX: two K steps a tap)",
+          "[int8]") {
+  checkConv(10, 20, 128, 64, 3, 3, 1, GENERATE(1, 2), /*constant=*/true);
+}
+
+TEST_CASE("int8 conv 3x3 stride 2 1x17x17x64 -> 96, constant filter (AMX: three panels)",
+          "[int8]") {
+  checkConv(17, 17, 64, 96, 3, 3, 2, 2, /*constant=*/true);
+}
+
+TEST_CASE("int8 conv 5x3 1x13x11x64 -> 64, constant filter (AMX: rows of 9)", "[int8]") {
+  checkConv(13, 11, 64, 64, 5, 3, 1, 2, /*constant=*/true);
 }
 
 TEST_CASE("int8 conv 1x1 1x14x14x64 -> 48", "[int8]") { checkConv(14, 14, 64, 48, 1, 1, 1, 2); }
