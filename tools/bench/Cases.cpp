@@ -87,12 +87,21 @@ std::string typedMatmulModule(int64_t m, int64_t n, int64_t k, const std::string
          ") -> " + c + "\n  return %r : " + c + "\n}\n";
 }
 
-/// i8 NHWC x i8 HWCF -> i32, unpadded, stride 1.
-std::string int8ConvModule(const Shape &in, const Shape &flt, const Shape &out) {
+/// `t`'s bytes as an MLIR hex literal (defined below).
+std::string hexLiteral(const HostTensor &t);
+
+/// i8 NHWC x i8 HWCF -> i32, unpadded, stride 1; the filter an input, or
+/// the constant `weights`.
+std::string int8ConvModule(const Shape &in, const Shape &flt, const Shape &out,
+                           const HostTensor *weights = nullptr) {
   std::string it = tensorType(in, "i8"), ft = tensorType(flt, "i8"),
               ot = tensorType(out, "i32");
-  return "func.func @main(%x: " + it + ", %w: " + ft + ") -> " + ot + " {\n" +
-         "  %zero = arith.constant 0 : i32\n  %e = tensor.empty() : " + ot +
+  std::string head = weights ? "func.func @main(%x: " + it + ") -> " + ot +
+                                   " {\n  %w = arith.constant dense<" + hexLiteral(*weights) +
+                                   "> : " + ft + "\n"
+                             : "func.func @main(%x: " + it + ", %w: " + ft + ") -> " + ot +
+                                   " {\n";
+  return head + "  %zero = arith.constant 0 : i32\n  %e = tensor.empty() : " + ot +
          "\n  %init = linalg.fill ins(%zero : i32) outs(%e : " + ot + ") -> " + ot +
          "\n  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, "
          "strides = dense<1> : tensor<2xi64>} ins(%x, %w : " + it + ", " + ft +
@@ -163,13 +172,10 @@ std::string padOp(const Shape &shape, int hDim, int64_t pad, Shape &padded) {
          tensorType(padded) + "\n";
 }
 
-/// Convolution, stride 1, dilation 1, symmetric zero padding `pad`.
-/// kind: "conv_2d_nhwc_hwcf", "conv_2d_nchw_fchw" or
-/// "depthwise_conv_2d_nhwc_hwc".
-std::string hexLiteral(const HostTensor &t);
-
-/// A convolution of `kind`; its filter the second argument, or the
-/// constant `weights` (a layer's, which jitrun packs at compile time).
+/// A convolution of `kind` ("conv_2d_nhwc_hwcf", "conv_2d_nchw_fchw" or
+/// "depthwise_conv_2d_nhwc_hwc"), stride 1, dilation 1, symmetric zero
+/// padding `pad`; its filter the second argument, or the constant `weights`
+/// (a layer's, which jitrun packs at compile time).
 std::string convModule(const std::string &kind, const Shape &in,
                        const Shape &flt, const Shape &out, int64_t pad,
                        const HostTensor *weights = nullptr) {
@@ -421,21 +427,27 @@ CaseFactory weightsMatmulCase(const std::string &kind, int64_t m, int64_t n, int
           }};
 }
 
-CaseFactory int8ConvCase(int64_t oh, int64_t ow, int64_t ch, int64_t f, int64_t kh) {
+/// With `weightsInModel`, the filter is a constant of the module, as a
+/// quantized layer's is (on an AMX host, packed for tiles at compile time).
+CaseFactory int8ConvCase(int64_t oh, int64_t ow, int64_t ch, int64_t f, int64_t kh,
+                         bool weightsInModel = false) {
   std::string name = "int8_conv_nhwc_" + std::to_string(kh) + "x" + std::to_string(kh) +
                      "_1x" + std::to_string(oh) + "x" + std::to_string(ow) + "x" +
-                     std::to_string(ch) + "->" + std::to_string(f);
+                     std::to_string(ch) + "->" + std::to_string(f) +
+                     (weightsInModel ? "_weights" : "");
   return {name, [=] {
             Case c;
             c.name = name;
             c.integer = true;
             c.work = 2.0 * oh * ow * f * ch * kh * kh;
             Shape in = {1, oh + kh - 1, ow + kh - 1, ch}, flt = {kh, kh, ch, f};
-            c.mlir = int8ConvModule(in, flt, {1, oh, ow, f});
-            c.inputs.push_back(randomInt8Tensor(in, 1));
-            c.inputs.push_back(randomInt8Tensor(flt, 2));
-            c.ref = onednn::prepareConv2dS8(c.inputs[0], c.inputs[1], onednn::Window2D{},
+            HostTensor x = randomInt8Tensor(in, 1), filter = randomInt8Tensor(flt, 2);
+            c.mlir = int8ConvModule(in, flt, {1, oh, ow, f}, weightsInModel ? &filter : nullptr);
+            c.ref = onednn::prepareConv2dS8(x, filter, onednn::Window2D{},
                                             onednn::Activations::Caller);
+            c.inputs.push_back(std::move(x));
+            if (!weightsInModel)
+              c.inputs.push_back(std::move(filter));
             return c;
           }};
 }
@@ -490,6 +502,10 @@ std::vector<CaseFactory> allCases() {
       weightsMatmulCase("bf16", 128, 3072, 768),
       int8ConvCase(56, 56, 64, 64, 3),
       int8ConvCase(56, 56, 64, 256, 1),
+      // The filter in the model, as a quantized network's layers have it.
+      int8ConvCase(56, 56, 64, 64, 3, true),
+      int8ConvCase(14, 14, 256, 256, 3, true),
+      int8ConvCase(7, 7, 512, 512, 3, true),
   };
 }
 
