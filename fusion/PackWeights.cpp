@@ -797,11 +797,12 @@ struct PackConstantConvFilter : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp
     Type elem = wType.getElementType(), accElem = outType.getElementType();
     auto xType = dyn_cast<RankedTensorType>(x.getType());
     // int8 into i32 on an AMX host (a quantized model's KxK convolutions),
-    // whatever the filter's size: each tap a matmul of the pixels of an
-    // output row (the tiles' rows, C bytes apart in the input) by the tap's
-    // C x F matrix in VNNI panels of quads, C in whole tile steps of 64.
+    // or bf16 into f32 (--weights=bf16), whatever the filter's size: each
+    // tap a matmul of the pixels of an output row (the tiles' rows, C
+    // elements apart in the input) by the tap's C x F matrix in VNNI panels
+    // of quads (pairs), C in whole tile steps of 64 bytes.
     int64_t c = wType.getDimSize(2);
-    bool amx = amxPanels && xType && elem.isInteger(8) &&
+    bool amx = amxPanels && xType && (elem.isInteger(8) || elem.isBF16()) &&
                amxTypes(xType.getElementType(), elem, accElem) &&
                w.getDefiningOp<arith::ConstantOp>() && c % amxStepK(elem) == 0;
     int64_t filterBytes =
@@ -922,6 +923,8 @@ struct PackWeightsPass final : public impl::PackWeightsPassBase<PackWeightsPass>
                    PackAmxMatmulRhsAtRunTime<linalg::BatchMatmulOp>>(&getContext());
     patterns.add<PackConstantConv1x1Filter>(&getContext(), amxPanels);
     patterns.add<PackConstantConvFilter>(&getContext(), minConvFilterBytes, amxPanels);
+    if (amxPanels && bf16Convolutions)
+      populateBf16ConvolutionPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -67,6 +67,12 @@ unitReshapeGroups(mlir::Operation *reshape, mlir::ShapedType &wide);
 /// as linalg.generic so that elementwise fusion sees them.
 void populateGeneralizeElementwisePatterns(mlir::RewritePatternSet &patterns);
 
+/// --weights=bf16 on an AMX host: an f32 NHWC convolution with a constant
+/// filter in a shape AMX tiles take becomes one of bf16 operands into the
+/// same f32 accumulator (Bf16Weights.cpp), for jitrun-fusion-pack-weights
+/// to pack into VNNI panels.
+void populateBf16ConvolutionPatterns(mlir::RewritePatternSet &patterns);
+
 /// The row-major bytes of a constant's value (dense or dense_resource, of
 /// int or float elements); none for a splat or an unloaded resource.
 std::optional<llvm::ArrayRef<char>> constantBytes(mlir::Attribute value);

@@ -92,7 +92,9 @@ def PackWeightsPass : Pass<"jitrun-fusion-pack-weights", "func::FuncOp"> {
     when they divide F, and becomes a generic convolution over them.
     With amx-panels, a bf16 matmul of many rows into f32 takes VNNI panels
     for AMX tiles: constant weights packed at compile time, a right operand
-    that is no constant packed on each run by a reshape and a transpose.
+    that is no constant packed on each run by a reshape and a transpose;
+    so do int8 (and, with bf16-convolutions, f32 rounded to bf16)
+    convolutions with constant filters.
   }];
   let options = [
     Option<"minConvFilterBytes", "min-conv-filter-bytes", "int64_t",
@@ -100,6 +102,9 @@ def PackWeightsPass : Pass<"jitrun-fusion-pack-weights", "func::FuncOp"> {
            "The smallest KxK convolution filter packed, in bytes">,
     Option<"amxPanels", "amx-panels", "bool", /*default=*/"false",
            "Pack bf16 weights of many-row matmuls for AMX tiles (K pairs interleaved)">,
+    Option<"bf16Convolutions", "bf16-convolutions", "bool", /*default=*/"false",
+           "With amx-panels (--weights=bf16): f32 convolutions whose constant filters "
+           "AMX tiles take read bf16 filters and inputs, accumulating in f32">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "linalg::LinalgDialect",
                            "tensor::TensorDialect"];

@@ -116,6 +116,7 @@ void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
     // few-row matmuls' are packed in the order their workgroups read them.
     PackWeightsPassOptions pack;
     pack.amxPanels = options.amxPanels;
+    pack.bf16Convolutions = options.amxPanels && options.bf16Weights;
     pm.addNestedPass<func::FuncOp>(createPackWeightsPass(pack));
     pm.addNestedPass<func::FuncOp>(createPropagateReshapesPass());
     pm.addNestedPass<func::FuncOp>(createResolveDimsPass());

@@ -15,10 +15,11 @@ Per model and thread count:
   (peak and bandwidth probed on this host at that thread count; FLOPs of the
   root ops; bytes: weights, inputs and results), and efficiency = that
   limit / jitrun ms.
-A second table runs the models whose work is mostly matmuls with
-`--weights=bf16` (f32 weights stored as bf16, inputs rounded to bf16, f32
-accumulation): best ms at 1 and 2 threads, the speedup over f32, and the
-output's max |bf16 - f32| / max |f32| on the same input.
+A second table runs the models whose work is mostly matmuls, and the CNNs
+whose convolutions AMX tiles take, with `--weights=bf16` (f32 weights
+stored as bf16, inputs rounded to bf16, f32 accumulation): best ms at 1 and
+2 threads, the speedup over f32, and the output's max |bf16 - f32| / max
+|f32| on the same input.
 Writes markdown tables (--write) and prints them. Run with Debian's python3.
 """
 import argparse
@@ -139,8 +140,10 @@ def compile_figures(row, path, inputs, tmp):
     row["warm_s"] = None if None in warm else min(warm)
 
 
-# Models whose work is mostly matmuls: the bf16 table's rows.
-BF16_MODELS = {"vit_b_16", "convnext_tiny", "bert_encoder", "minilm", "mobilebert"}
+# Models whose work is mostly matmuls, and CNNs whose convolutions take AMX
+# tiles in bf16 (channels in 32s): the bf16 table's rows.
+BF16_MODELS = {"vit_b_16", "convnext_tiny", "bert_encoder", "minilm", "mobilebert",
+               "resnet18", "resnet50", "inception_v3", "googlenet", "densenet121"}
 
 
 def bf16_figures(row, path, inputs, runs, tmp):
@@ -295,13 +298,15 @@ def main():
             f.write(header + "\n" + "\n".join(lines) + "\n")
             if bf16_lines:
                 f.write("\n## `--weights=bf16`\n\n"
-                        "The models whose work is mostly matmuls, with f32 weights stored as "
-                        "bf16 and inputs rounded to bf16 (f32 accumulation): jitrun's best of %d "
-                        "runs in each, the f32 figures from the table above, and the output's "
-                        "max |bf16 - f32| / max |f32| on the same input ('-': an all-zero "
-                        "output). Intel hosts with AMX run the bf16 matmuls of many rows "
-                        "(K a multiple of 32) in AMX tiles, other AVX512_BF16 hosts as "
-                        "vdpbf16ps dot products; others widen them to f32.\n\n" % a.runs)
+                        "The models whose work is mostly matmuls, and CNNs, with f32 weights "
+                        "stored as bf16 and inputs rounded to bf16 (f32 accumulation): jitrun's "
+                        "best of %d runs in each, the f32 figures from the table above, and the "
+                        "output's max |bf16 - f32| / max |f32| on the same input ('-': an "
+                        "all-zero output). Intel hosts with AMX run the bf16 matmuls of many "
+                        "rows (K a multiple of 32) and the convolutions with input channels in "
+                        "32s and output channels in two or more panels of 32 in AMX tiles; "
+                        "other AVX512_BF16 hosts run the matmuls as vdpbf16ps dot products "
+                        "and keep the convolutions f32; others widen them to f32.\n\n" % a.runs)
                 f.write(BF16_HEADER + "\n" + "\n".join(bf16_lines) + "\n")
             f.write("\n## Compile time\n\n"
                     "jitrun's `compile_seconds` (import, fusion, kernels compiled on all cores; "

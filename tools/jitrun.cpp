@@ -98,8 +98,10 @@ cl::opt<bool> reference("reference",
                         cl::desc("Run the slow, simple reference path: no fusion, tiling or vectors, one thread"),
                         cl::init(false), cl::cat(category));
 cl::opt<std::string> weights("weights",
-                             cl::desc("Matmul weights: f32 (default) or bf16 (f32 weights stored "
-                                      "as bf16, inputs rounded to bf16, f32 accumulation)"),
+                             cl::desc("Weights of matmuls (and, on AMX hosts, of convolutions "
+                                      "the tiles take): f32 (default) or bf16 (f32 weights "
+                                      "stored as bf16, inputs rounded to bf16, f32 "
+                                      "accumulation)"),
                              cl::init("f32"), cl::cat(category));
 cl::opt<bool> genericKernels(
     "generic-kernels",

@@ -253,6 +253,51 @@ void checkConstantMatmul(int64_t m, int64_t n, int64_t k, int threads, bool amxE
   }
 }
 
+/// --weights=bf16 on an f32 NHWC convolution with a constant filter: its
+/// input and filter values are bf16 values, so that rounding them is exact
+/// and the result is oneDNN's bf16 convolution (f32 sums) up to the order
+/// of the sums. On an AMX host, when `amxEligible`, it runs in tiles
+/// (statistics amx_kernels 1, else 0); with --amx=false it stays f32.
+void checkBf16WeightsConv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t kh, int64_t kw,
+                          int64_t stride, int threads, bool amxEligible) {
+  std::string what = "bf16 weights conv " + std::to_string(h) + "x" + std::to_string(w) + "x" +
+                     std::to_string(c) + "->" + std::to_string(f) + " " + std::to_string(kh) +
+                     "x" + std::to_string(kw) + " stride " + std::to_string(stride);
+  uint64_t seed = hashString(what);
+  HostTensor xf, wf;
+  HostTensor x = randomNarrow({1, h, w, c}, seed, BF16Type, xf),
+             filter = randomNarrow({kh, kw, c, f}, seed + 1, BF16Type, wf);
+  std::vector<int64_t> os_ = {1, (h - kh) / stride + 1, (w - kw) / stride + 1, f};
+  std::string xt = tensorType({1, h, w, c}), ft = tensorType({kh, kw, c, f}),
+              ot = tensorType(os_);
+  std::ostringstream os;
+  os << "func.func @main(%x: " << xt << ") -> " << ot << " {\n"
+     << "  %w = arith.constant dense<" << hexLiteral(wf) << "> : " << ft << "\n"
+     << "  %zero = arith.constant 0.0 : f32\n"
+     << "  %empty = tensor.empty() : " << ot << "\n"
+     << "  %init = linalg.fill ins(%zero : f32) outs(%empty : " << ot << ") -> " << ot << "\n"
+     << "  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<"
+     << stride << "> : tensor<2xi64>} ins(%x, %w : " << xt << ", " << ft << ") outs(%init : "
+     << ot << ") -> " << ot << "\n  return %r : " << ot << "\n}\n";
+  onednn::Window2D window;
+  window.strideH = window.strideW = stride;
+  HostTensor expected = onednn::conv2dTyped(x, filter, window, ElementType::F32);
+  for (const char *flag : {"", "--amx=false"}) {
+    std::string name = what + " " + flag + " threads=" + std::to_string(threads);
+    INFO(name);
+    TempDir dir(name);
+    JitrunRun run = makeRun(name, os.str(), {&xf}, expected, threads, /*avx2=*/false);
+    run.extraFlags.push_back("--weights=bf16");
+    if (*flag)
+      run.extraFlags.push_back(flag);
+    std::string stats;
+    run.statistics = &stats;
+    checkClose(runJitrun(run, dir), expected, 1e-4, 1e-4, name, dir);
+    bool tiles = !*flag && amxEligible && amxTileStateGranted();
+    CHECK(statisticsField(stats, "amx_kernels").value_or(-1) == (tiles ? 1 : 0));
+  }
+}
+
 constexpr ElementType BF16 = ElementType::BF16, F16 = ElementType::F16, F32 = ElementType::F32;
 
 } // namespace
@@ -311,6 +356,16 @@ TEST_CASE("bf16 convolution 3x3", "[bf16]") {
   checkConv(18, 20, 64, 64, 3, 3, BF16, F32, 2);
   checkConv(17, 13, 32, 48, 3, 3, BF16, BF16, 1);
   checkConv(9, 9, 7, 16, 1, 7, BF16, BF16, 2); // odd input channels: one at a time
+}
+
+// Input channels in steps of 32 and two or more panels of 32 output
+// channels take the tiles; 48 output channels do not (f32 on every host).
+TEST_CASE("bf16 weights convolution: 3x3 64->64, stride 2 32->96, 1x1 64->64, 3x3 32->48",
+          "[bf16]") {
+  checkBf16WeightsConv(18, 20, 64, 64, 3, 3, 1, GENERATE(1, 2), true);
+  checkBf16WeightsConv(17, 17, 32, 96, 3, 3, 2, 2, true);
+  checkBf16WeightsConv(14, 14, 64, 64, 1, 1, 1, 2, true);
+  checkBf16WeightsConv(10, 10, 32, 48, 3, 3, 1, 1, false);
 }
 
 TEST_CASE("f16 matmul into f16 (an all-f16 model)", "[f16]") {
