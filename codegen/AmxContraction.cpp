@@ -27,6 +27,14 @@
 // [v] = B[4 kq + v][p T + t]) takes the same tiles with tdpbssd: 64 int8 of
 // K per step (16 quads), 16384 multiply-adds per instruction, exact.
 //
+// So does a KxK convolution over per-tap panels (out[n, h, w, p, t] +=
+// in[n, h sh + kh dh, w sw + kw dw, cq, v] * filter[kh, kw, p, cq, t, v]:
+// int8, or bf16 under --weights=bf16): the tile rows are up to 32 pixels of
+// one output row, whose input pixels lie sw * C elements apart (the tile
+// load's stride), and loops over the taps, also not unrolled, carry the
+// accumulator tiles around the K loop (one step a tap at 64 int8 or 32
+// bf16 channels).
+//
 // LLVM configures the tiles itself (ldtilecfg from the shapes of the
 // intrinsics); jitrun-codegen-amx-to-llvm lowers the tile ops together
 // with the branches that carry tiles, which upstream's control-flow
@@ -41,8 +49,8 @@
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/AMX/AMXDialect.h"
-#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/AMX/Transforms.h"
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
