@@ -354,6 +354,26 @@ static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
   return collapsePanels(rewriter, loc, generic.getResult(0), cType);
 }
 
+/// acc += a * b over `maps`, its last `reductions` loops reductions, of
+/// `elem` operands into init's type, marked for AMX tiles over packed
+/// panels (jitrun-codegen-amx-contractions); its [rows..., P, T] result
+/// collapsed to `cType`.
+static Value amxContraction(PatternRewriter &rewriter, Location loc, Value a, Value b,
+                            Value acc, ArrayRef<AffineMap> maps, unsigned reductions,
+                            Type elem, RankedTensorType cType) {
+  unsigned numLoops = maps.front().getNumDims();
+  SmallVector<utils::IteratorType> iters(numLoops - reductions, utils::IteratorType::parallel);
+  iters.append(reductions, utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{acc.getType()}, ValueRange{a, b}, ValueRange{acc}, maps, iters,
+      [&](OpBuilder &bb, Location l, ValueRange args) {
+        multiplyAccumulateBody(bb, l, args, elem, cType.getElementType());
+      });
+  generic->setAttr(kPackedPanelsAttrName, rewriter.getUnitAttr());
+  generic->setAttr(kAmxTilesAttrName, rewriter.getUnitAttr());
+  return collapsePanels(rewriter, loc, generic.getResult(0), cType);
+}
+
 /// The contraction of `a` ([rows..., K], bf16 or int8, K a multiple of the
 /// VNNI group g) with `packedB`, a K x N matrix of the same type in VNNI
 /// panels of `width` columns ([P, K/g, T, g]: vnniPackedConstant's, or
@@ -390,16 +410,7 @@ static Value vnniPackedContraction(PatternRewriter &rewriter, Location loc, Valu
   SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, aRes, ctx),
                                  AffineMap::get(numLoops, 0, bRes, ctx),
                                  AffineMap::get(numLoops, 0, cRes, ctx)};
-  SmallVector<utils::IteratorType> iters(numLoops - 2, utils::IteratorType::parallel);
-  iters.append(2, utils::IteratorType::reduction);
-  auto generic = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{acc.getType()}, ValueRange{pairs, packedB}, ValueRange{acc},
-      maps, iters, [&](OpBuilder &b, Location l, ValueRange args) {
-        multiplyAccumulateBody(b, l, args, elem, cType.getElementType());
-      });
-  generic->setAttr(kPackedPanelsAttrName, rewriter.getUnitAttr());
-  generic->setAttr(kAmxTilesAttrName, rewriter.getUnitAttr());
-  return collapsePanels(rewriter, loc, generic.getResult(0), cType);
+  return amxContraction(rewriter, loc, pairs, packedB, acc, maps, 2, elem, cType);
 }
 
 /// True when `result`'s last dim (N), followed through reshapes and the
@@ -899,16 +910,7 @@ struct PackConstantConvFilter : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp
                        ctx),
         AffineMap::get(9, 0, {d[5], d[6], d[3], d[7], d[4], d[8]}, ctx),
         AffineMap::get(9, 0, {d[0], d[1], d[2], d[3], d[4]}, ctx)};
-    SmallVector<utils::IteratorType> iters(5, utils::IteratorType::parallel);
-    iters.append(4, utils::IteratorType::reduction);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{acc.getType()}, ValueRange{quads, filter}, ValueRange{acc},
-        maps, iters, [&](OpBuilder &b, Location l, ValueRange args) {
-          multiplyAccumulateBody(b, l, args, elem, outType.getElementType());
-        });
-    generic->setAttr(kPackedPanelsAttrName, rewriter.getUnitAttr());
-    generic->setAttr(kAmxTilesAttrName, rewriter.getUnitAttr());
-    return collapsePanels(rewriter, loc, generic.getResult(0), outType);
+    return amxContraction(rewriter, loc, quads, filter, acc, maps, 4, elem, outType);
   }
 };
 

@@ -206,6 +206,33 @@ std::string hexLiteral(const HostTensor &t) {
          "\"";
 }
 
+/// Runs `module` with `flags` (an empty one ignored), checks it against
+/// `expected` (1e-4) and that it ran in AMX tiles (statistics amx_kernels 1)
+/// exactly when `amxEligible`, the host grants the tile state, and no flag
+/// (--amx=false, --force-avx2) turns them off.
+void checkTiles(const std::string &what, const std::string &module,
+                std::vector<const HostTensor *> inputs, const HostTensor &expected, int threads,
+                std::vector<std::string> flags, bool amxEligible) {
+  std::string name = what;
+  bool off = false;
+  for (const std::string &f : flags) {
+    name += " " + f;
+    off |= f == "--amx=false" || f == "--force-avx2";
+  }
+  name += " threads=" + std::to_string(threads);
+  INFO(name);
+  TempDir dir(name);
+  JitrunRun run = makeRun(name, module, inputs, expected, threads, /*avx2=*/false);
+  for (const std::string &f : flags)
+    if (!f.empty())
+      run.extraFlags.push_back(f);
+  std::string stats;
+  run.statistics = &stats;
+  checkClose(runJitrun(run, dir), expected, 1e-4, 1e-4, name, dir);
+  bool tiles = !off && amxEligible && amxTileStateGranted();
+  CHECK(statisticsField(stats, "amx_kernels").value_or(-1) == (tiles ? 1 : 0));
+}
+
 /// A bf16 matmul whose right operand is a constant of the model (weights):
 /// packed at compile time, in AMX tiles on an AMX host (pairs of K
 /// interleaved for tdpbf16ps), else in panels for AVX-512 dot products;
@@ -235,22 +262,11 @@ void checkConstantMatmul(int64_t m, int64_t n, int64_t k, int threads, bool amxE
      << "  %r = linalg.matmul ins(%a, %b : " << at << ", " << bt << ") outs(%init : " << ct
      << ") -> " << ct << "\n  return %r : " << ct << "\n}\n";
   HostTensor expected = converted(onednn::matmulTyped(a, b, ElementType::F32), ElementType::F32);
-  for (const char *flag : {"", "--amx=false", "--force-avx2"}) {
-    std::string name = what + " " + flag + " threads=" + std::to_string(threads);
-    INFO(name);
-    TempDir dir(name);
-    std::vector<const HostTensor *> inputs = {&af};
-    if (!constantB)
-      inputs.push_back(&bf);
-    JitrunRun run = makeRun(name, os.str(), inputs, expected, threads, /*avx2=*/false);
-    if (*flag)
-      run.extraFlags.push_back(flag);
-    std::string stats;
-    run.statistics = &stats;
-    checkClose(runJitrun(run, dir), expected, 1e-4, 1e-4, name, dir);
-    bool tiles = !*flag && amxEligible && amxTileStateGranted();
-    CHECK(statisticsField(stats, "amx_kernels").value_or(-1) == (tiles ? 1 : 0));
-  }
+  std::vector<const HostTensor *> inputs = {&af};
+  if (!constantB)
+    inputs.push_back(&bf);
+  for (const char *flag : {"", "--amx=false", "--force-avx2"})
+    checkTiles(what, os.str(), inputs, expected, threads, {flag}, amxEligible);
 }
 
 /// --weights=bf16 on an f32 NHWC convolution with a constant filter: its
@@ -282,20 +298,8 @@ void checkBf16WeightsConv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t kh
   onednn::Window2D window;
   window.strideH = window.strideW = stride;
   HostTensor expected = onednn::conv2dTyped(x, filter, window, ElementType::F32);
-  for (const char *flag : {"", "--amx=false"}) {
-    std::string name = what + " " + flag + " threads=" + std::to_string(threads);
-    INFO(name);
-    TempDir dir(name);
-    JitrunRun run = makeRun(name, os.str(), {&xf}, expected, threads, /*avx2=*/false);
-    run.extraFlags.push_back("--weights=bf16");
-    if (*flag)
-      run.extraFlags.push_back(flag);
-    std::string stats;
-    run.statistics = &stats;
-    checkClose(runJitrun(run, dir), expected, 1e-4, 1e-4, name, dir);
-    bool tiles = !*flag && amxEligible && amxTileStateGranted();
-    CHECK(statisticsField(stats, "amx_kernels").value_or(-1) == (tiles ? 1 : 0));
-  }
+  for (const char *flag : {"", "--amx=false"})
+    checkTiles(what, os.str(), {&xf}, expected, threads, {"--weights=bf16", flag}, amxEligible);
 }
 
 constexpr ElementType BF16 = ElementType::BF16, F16 = ElementType::F16, F32 = ElementType::F32;
