@@ -110,8 +110,8 @@ cl::opt<bool> genericKernels(
              "(default true; false: every shape its own kernel)"),
     cl::init(true), cl::cat(category));
 cl::opt<bool> amx("amx",
-                  cl::desc("bf16 matmuls in AMX tiles where the host has AMX (default true; "
-                           "false: AVX-512 dot products)"),
+                  cl::desc("bf16 and int8 matmuls and convolutions in AMX tiles where the "
+                           "host has AMX (default true; false: AVX-512 dot products)"),
                   cl::init(true), cl::cat(category));
 cl::opt<bool> forceAvx2("force-avx2", cl::desc("Generate AVX2 code even on AVX-512 hosts"), cl::init(false),
                         cl::cat(category));
