@@ -145,19 +145,24 @@ static FailureOr<AmxShape> amxShape(linalg::GenericOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return failure();
-  int nonUnitRows = 0;
-  if (contraction) {
-    // The rows: A's other loops; at most one of them is not a unit.
-    s.rowLoop = a.getDimPosition(na - 3);
-    for (unsigned d = 0; d + 2 < na; ++d) {
-      unsigned loop = a.getDimPosition(d);
-      if (ranges[loop] != 1) {
-        s.rowLoop = loop;
-        ++nonUnitRows;
+  // The rows: the first `count` dims of `m`, at most one of them not a
+  // unit (that one, else the last).
+  auto rowsOf = [&](AffineMap m, unsigned count) -> std::optional<unsigned> {
+    unsigned row = m.getDimPosition(count - 1);
+    int nonUnit = 0;
+    for (unsigned d = 0; d < count; ++d)
+      if (unsigned loop = m.getDimPosition(d); ranges[loop] != 1) {
+        row = loop;
+        ++nonUnit;
       }
-    }
-    if (nonUnitRows > 1 || !c.isFunctionOfDim(s.rowLoop))
+    return nonUnit > 1 ? std::nullopt : std::optional<unsigned>(row);
+  };
+  if (contraction) {
+    // A's loops before K's.
+    std::optional<unsigned> row = rowsOf(a, na - 2);
+    if (!row || !c.isFunctionOfDim(*row))
       return failure();
+    s.rowLoop = *row;
   } else {
     // A convolution: the body multiplies and adds, and nothing else.
     if (llvm::any_of(op.getBlock()->without_terminator(), [](Operation &o) {
@@ -165,19 +170,12 @@ static FailureOr<AmxShape> amxShape(linalg::GenericOp op) {
                       arith::AddIOp, arith::AddFOp>(o);
         }))
       return failure();
-    // Its rows: C's loops before the panel's (an output row's
-    // pixels), at most one not a unit; its taps: B's loops before the
-    // panel's ([kh, kw, p, cq, t, v]), reductions.
-    s.rowLoop = c.getDimPosition(nc - 3);
-    for (unsigned d = 0; d + 2 < nc; ++d) {
-      unsigned loop = c.getDimPosition(d);
-      if (ranges[loop] != 1) {
-        s.rowLoop = loop;
-        ++nonUnitRows;
-      }
-    }
-    if (nonUnitRows > 1)
+    // Its rows: C's loops before the panel's (an output row's pixels); its
+    // taps: B's loops before the panel's ([kh, kw, p, cq, t, v]), reductions.
+    std::optional<unsigned> row = rowsOf(c, nc - 2);
+    if (!row)
       return failure();
+    s.rowLoop = *row;
     SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
     for (unsigned d = 0; d + 4 < nb; ++d) {
       unsigned loop = b.getDimPosition(d);

@@ -16,7 +16,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/IR/PatternMatch.h"
 
 #include <cstring>
 
@@ -40,9 +39,9 @@ static uint16_t toBf16(float f) {
   return static_cast<uint16_t>(u >> 16);
 }
 
-/// The constant f32 `cst` rounded to bf16, of the same shape; null if its
-/// bytes cannot be read.
-static Value bf16Constant(OpBuilder &b, Location loc, arith::ConstantOp cst) {
+} // namespace
+
+Value bf16Constant(OpBuilder &b, Location loc, arith::ConstantOp cst) {
   if (!getElementTypeOrSelf(cst.getType()).isF32())
     return nullptr;
   return convertConstant(b, loc, cst, b.getBF16Type(), "bf16_weights",
@@ -54,63 +53,7 @@ static Value bf16Constant(OpBuilder &b, Location loc, arith::ConstantOp cst) {
                          });
 }
 
-/// An f32 NHWC convolution into f32 with a constant filter whose shape AMX
-/// tiles take after jitrun-fusion-pack-weights packs it (input channels in
-/// steps of 32 bf16, two or more for a 1x1 filter; output channels in two
-/// or more panels of 32; more than 8 pixels): the same convolution of the
-/// input and the filter rounded to bf16, into the same f32 accumulator. Not
-/// without AMX, where
-/// bf16 convolutions ran at half the f32 rate (vdpbf16ps).
-struct Bf16AmxConvolution : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
-  // Before the f32 convolution's own packing (PackWeights).
-  Bf16AmxConvolution(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
-  LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp op,
-                                PatternRewriter &rewriter) const override {
-    Value x = op.getInputs()[0], w = op.getInputs()[1], init = op.getOutputs()[0];
-    auto xType = dyn_cast<RankedTensorType>(x.getType());
-    auto wType = dyn_cast<RankedTensorType>(w.getType());
-    auto outType = dyn_cast<RankedTensorType>(init.getType());
-    auto cst = w.getDefiningOp<arith::ConstantOp>();
-    if (!op.hasPureTensorSemantics() || !cst || !xType || !wType || !outType ||
-        !xType.hasStaticShape() || !wType.hasStaticShape() || !outType.hasStaticShape() ||
-        !xType.getElementType().isF32() || !wType.getElementType().isF32() ||
-        !outType.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs f32, static shapes, a constant filter");
-    int64_t c = wType.getDimSize(2), f = wType.getDimSize(3);
-    int64_t pixels = outType.getDimSize(0) * outType.getDimSize(1) * outType.getDimSize(2);
-    bool pointwise = wType.getDimSize(0) == 1 && wType.getDimSize(1) == 1;
-    if (c % 32 != 0 || (pointwise && c < 64) || f % 32 != 0 || f < 64 || pixels <= 8)
-      return rewriter.notifyMatchFailure(op, "a shape AMX tiles do not take");
-    Location loc = op.getLoc();
-    Value filter = bf16Constant(rewriter, loc, cst);
-    if (!filter)
-      return rewriter.notifyMatchFailure(op, "the filter's bytes are not readable");
-    Type bf16 = rewriter.getBF16Type();
-    Value input;
-    // A zero-padded input (a pad, or its slice inserted into a zero fill, as
-    // fusion sees it): the source is rounded, and the box padded in bf16.
-    auto insert = x.getDefiningOp<tensor::InsertSliceOp>();
-    auto fill = insert ? insert.getDest().getDefiningOp<linalg::FillOp>() : nullptr;
-    Attribute padValue;
-    if (fill && fill->hasOneUse() && matchPattern(fill.value(), m_Constant(&padValue)) &&
-        isa<FloatAttr>(padValue) && cast<FloatAttr>(padValue).getValue().isZero()) {
-      Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(bf16));
-      Value box = linalg::FillOp::create(
-                      rewriter, loc, zero,
-                      ValueRange{tensor::EmptyOp::create(rewriter, loc, xType.getShape(), bf16)})
-                      .getResult(0);
-      input = tensor::InsertSliceOp::create(
-          rewriter, loc, castElementwise(rewriter, loc, insert.getSource(), bf16), box,
-          insert.getMixedOffsets(), insert.getMixedSizes(), insert.getMixedStrides());
-    } else {
-      input = castElementwise(rewriter, loc, x, bf16);
-    }
-    rewriter.replaceOpWithNewOp<linalg::Conv2DNhwcHwcfOp>(
-        op, TypeRange{init.getType()}, ValueRange{input, filter}, ValueRange{init},
-        op.getStrides(), op.getDilations());
-    return success();
-  }
-};
+namespace {
 
 struct Bf16WeightsPass final : public impl::Bf16WeightsPassBase<Bf16WeightsPass> {
   void runOnOperation() override {
@@ -159,9 +102,5 @@ struct Bf16WeightsPass final : public impl::Bf16WeightsPassBase<Bf16WeightsPass>
 };
 
 } // namespace
-
-void populateBf16ConvolutionPatterns(RewritePatternSet &patterns) {
-  patterns.add<Bf16AmxConvolution>(patterns.getContext());
-}
 
 } // namespace jitrun

@@ -914,6 +914,67 @@ struct PackConstantConvFilter : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp
   }
 };
 
+/// --weights=bf16 on an AMX host (bf16-convolutions): an f32 NHWC
+/// convolution into f32 with a constant filter whose shape the AMX path below
+/// takes in bf16 (input channels in whole steps, two or more for a 1x1
+/// filter, as amxShape asks; output channels in two or more panels of 32,
+/// the width measured; more than kMaxRows pixels) becomes the same
+/// convolution of the input and the filter rounded to bf16, into the same
+/// f32 accumulator, which PackConstantConvFilter or PackConstantConv1x1Filter
+/// then packs for the tiles. Not without AMX, where bf16 convolutions ran at
+/// half the f32 rate (vdpbf16ps).
+struct Bf16AmxConvolution : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
+  // Before the f32 convolution's own packing (PackWeights).
+  Bf16AmxConvolution(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getInputs()[0], w = op.getInputs()[1], init = op.getOutputs()[0];
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    auto wType = dyn_cast<RankedTensorType>(w.getType());
+    auto outType = dyn_cast<RankedTensorType>(init.getType());
+    auto cst = w.getDefiningOp<arith::ConstantOp>();
+    if (!op.hasPureTensorSemantics() || !cst || !xType || !wType || !outType ||
+        !xType.hasStaticShape() || !wType.hasStaticShape() || !outType.hasStaticShape() ||
+        !xType.getElementType().isF32() || !wType.getElementType().isF32() ||
+        !outType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs f32, static shapes, a constant filter");
+    Type bf16 = rewriter.getBF16Type();
+    int64_t c = wType.getDimSize(2), f = wType.getDimSize(3);
+    int64_t pixels = outType.getDimSize(0) * outType.getDimSize(1) * outType.getDimSize(2);
+    bool pointwise = wType.getDimSize(0) == 1 && wType.getDimSize(1) == 1;
+    if (pixels <= kMaxRows || f % kManyRowsPanel != 0 || f < 2 * kManyRowsPanel ||
+        (pointwise ? !amxShape(pixels, c, kManyRowsPanel, bf16) : c % amxStepK(bf16) != 0))
+      return rewriter.notifyMatchFailure(op, "a shape AMX tiles do not take");
+    Location loc = op.getLoc();
+    Value filter = bf16Constant(rewriter, loc, cst);
+    if (!filter)
+      return rewriter.notifyMatchFailure(op, "the filter's bytes are not readable");
+    Value input;
+    // A zero-padded input (a pad, or its slice inserted into a zero fill, as
+    // fusion sees it): the source is rounded, and the box padded in bf16.
+    auto insert = x.getDefiningOp<tensor::InsertSliceOp>();
+    auto fill = insert ? insert.getDest().getDefiningOp<linalg::FillOp>() : nullptr;
+    Attribute padValue;
+    if (fill && fill->hasOneUse() && matchPattern(fill.value(), m_Constant(&padValue)) &&
+        isa<FloatAttr>(padValue) && cast<FloatAttr>(padValue).getValue().isZero()) {
+      Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(bf16));
+      Value box = linalg::FillOp::create(
+                      rewriter, loc, zero,
+                      ValueRange{tensor::EmptyOp::create(rewriter, loc, xType.getShape(), bf16)})
+                      .getResult(0);
+      input = tensor::InsertSliceOp::create(
+          rewriter, loc, castElementwise(rewriter, loc, insert.getSource(), bf16), box,
+          insert.getMixedOffsets(), insert.getMixedSizes(), insert.getMixedStrides());
+    } else {
+      input = castElementwise(rewriter, loc, x, bf16);
+    }
+    rewriter.replaceOpWithNewOp<linalg::Conv2DNhwcHwcfOp>(
+        op, TypeRange{init.getType()}, ValueRange{input, filter}, ValueRange{init},
+        op.getStrides(), op.getDilations());
+    return success();
+  }
+};
+
 struct PackWeightsPass final : public impl::PackWeightsPassBase<PackWeightsPass> {
   using Base::Base;
   void runOnOperation() override {
@@ -926,7 +987,7 @@ struct PackWeightsPass final : public impl::PackWeightsPassBase<PackWeightsPass>
     patterns.add<PackConstantConv1x1Filter>(&getContext(), amxPanels);
     patterns.add<PackConstantConvFilter>(&getContext(), minConvFilterBytes, amxPanels);
     if (amxPanels && bf16Convolutions)
-      populateBf16ConvolutionPatterns(patterns);
+      patterns.add<Bf16AmxConvolution>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

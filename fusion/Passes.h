@@ -67,11 +67,9 @@ unitReshapeGroups(mlir::Operation *reshape, mlir::ShapedType &wide);
 /// as linalg.generic so that elementwise fusion sees them.
 void populateGeneralizeElementwisePatterns(mlir::RewritePatternSet &patterns);
 
-/// --weights=bf16 on an AMX host: an f32 NHWC convolution with a constant
-/// filter in a shape AMX tiles take becomes one of bf16 operands into the
-/// same f32 accumulator (Bf16Weights.cpp), for jitrun-fusion-pack-weights
-/// to pack into VNNI panels.
-void populateBf16ConvolutionPatterns(mlir::RewritePatternSet &patterns);
+/// The f32 constant `cst` rounded to bf16 (nearest even), of the same shape;
+/// null if its bytes cannot be read (Bf16Weights.cpp).
+mlir::Value bf16Constant(mlir::OpBuilder &b, mlir::Location loc, mlir::arith::ConstantOp cst);
 
 /// The row-major bytes of a constant's value (dense or dense_resource, of
 /// int or float elements); none for a splat or an unloaded resource.

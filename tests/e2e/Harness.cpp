@@ -10,6 +10,7 @@
 
 #include "support/Npy.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 
 #include <catch2/catch.hpp>
@@ -241,6 +242,12 @@ std::string f32Literal(float value) {
   char buf[16];
   std::snprintf(buf, sizeof(buf), "0x%08X", bits);
   return buf;
+}
+
+std::string hexLiteral(const HostTensor &t) {
+  return "\"0x" +
+         llvm::toHex(llvm::StringRef(static_cast<const char *>(t.data()), t.byteSize())) +
+         "\"";
 }
 
 std::string runSuffix(int threads, const std::string &fusion) {

@@ -93,6 +93,10 @@ std::string shapeString(const std::vector<int64_t> &shape);
 /// An f32 constant as MLIR spells it exactly (hex bit pattern).
 std::string f32Literal(float value);
 
+/// `t`'s bytes as an MLIR hex literal with its quotes, "\"0x...\"" (little
+/// endian, as held): a constant's value, `dense<` ... `>`.
+std::string hexLiteral(const HostTensor &t);
+
 /// One jitrun invocation on an MLIR module with .npy inputs and one result.
 struct JitrunRun {
   std::string caseName;            ///< used in folder names and messages

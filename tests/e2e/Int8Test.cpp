@@ -95,18 +95,6 @@ void checkMatmul(int64_t m, int64_t n, int64_t k, int threads) {
   runAllPaths(what, os.str(), {&a, &b}, expected, eligible, amx, threads);
 }
 
-/// `t`'s bytes as an MLIR hex literal, "0x...".
-std::string hexBytes(const HostTensor &t) {
-  static const char *digits = "0123456789ABCDEF";
-  std::string s = "0x";
-  const auto *bytes = static_cast<const uint8_t *>(t.data());
-  for (size_t i = 0; i < t.byteSize(); ++i) {
-    s += digits[bytes[i] >> 4];
-    s += digits[bytes[i] & 15];
-  }
-  return s;
-}
-
 /// A convolution of `x` by `filter`, a function argument or (`constant`)
 /// an arith.constant, as a quantized model's filters are.
 void checkConv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t kh, int64_t kw,
@@ -126,7 +114,7 @@ void checkConv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t kh, int64_t k
   std::ostringstream os;
   if (constant)
     os << "func.func @main(%x: " << xt << ") -> " << ot << " {\n"
-       << "  %w = arith.constant dense<\"" << hexBytes(filter) << "\"> : " << ft << "\n";
+       << "  %w = arith.constant dense<" << hexLiteral(filter) << "> : " << ft << "\n";
   else
     os << "func.func @main(%x: " << xt << ", %w: " << ft << ") -> " << ot << " {\n";
   os << "  %zero = arith.constant 0 : i32\n"

@@ -199,13 +199,6 @@ void checkConv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t kh, int64_t k
 
 constexpr ElementType BF16Type = ElementType::BF16;
 
-/// `t`'s bytes as an MLIR hex literal (little endian, as held).
-std::string hexLiteral(const HostTensor &t) {
-  return "\"0x" +
-         llvm::toHex(llvm::StringRef(static_cast<const char *>(t.data()), t.byteSize())) +
-         "\"";
-}
-
 /// Runs `module` with `flags` (an empty one ignored), checks it against
 /// `expected` (1e-4) and that it ran in AMX tiles (statistics amx_kernels 1)
 /// exactly when `amxEligible`, the host grants the tile state, and no flag
