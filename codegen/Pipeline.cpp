@@ -63,7 +63,7 @@ void addTileAndVectorizePasses(OpPassManager &fn, const CodegenOptions &options)
   fn.addPass(createPrepareContractionsPass(PrepareContractionsPassOptions{options.vnni}));
   fn.addPass(createSelectStrategyPass(SelectStrategyPassOptions{
       options.vectorBits, options.targetWorkgroups, options.vnni, options.bf16,
-      options.tileScale}));
+      options.tileScale, options.maxTapTilePixels}));
   fn.addPass(createTileRootPass());
   fn.addPass(createPeelPartialTilesPass());
   fn.addPass(createReadPaddingInPlacePass());

@@ -275,8 +275,9 @@ static int64_t extentProduct(ArrayRef<int64_t> ranges, ArrayRef<unsigned> loops)
 }
 
 /// Vector tile sizes over the anchor's loops (reduction loops 0).
-static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
-                                              int64_t lanes, bool vnni) {
+static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor, int64_t lanes,
+                                              const TileSizeOptions &opts) {
+  bool vnni = opts.vnni;
   linalg::LinalgOp op = anchor.op;
   SmallVector<int64_t> sizes(op.getNumLoops(), 0);
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
@@ -411,10 +412,18 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor,
         // 73 -> 83 % of peak, ResNet-50's 14x14 ones 10 % faster); not at
         // stride 2, whose input pixels lie twice as far apart (ResNet-50's
         // 30x30 -> 14x14 3x3 1.3x slower).
+        // Over packed filter panels (output channels split in panels and
+        // lanes), at most opts.maxTapTilePixels: on AMD Zen hosts LLVM's
+        // scheduling model spilled the accumulators of tiles of 13 or 14
+        // pixels inside the channel loop (3x3 14x14x256->256: 118 -> 236
+        // GFLOP/s at 7 + 7 pixels, the same tile under an Intel model 236).
         bool unitStride = dims->strides.empty() || dims->strides.back() == 1;
+        int64_t most = dims->outputChannel.size() > 1
+                           ? std::min(kWideConvPixels, opts.maxTapTilePixels)
+                           : kWideConvPixels;
         sizes[dims->outputImage.back()] =
             edgeAwareTile(width, unitStride && !ShapedType::isDynamic(width)
-                                     ? std::min(width, kWideConvPixels)
+                                     ? std::min(width, most)
                                      : pixels);
       }
       // A row narrower than the tile (late ResNet stages: 4, 2 or 1 pixels)
@@ -585,7 +594,7 @@ TileSizes selectTileSizes(TilingInterface rootOp, const TileSizeOptions &opts) {
   int64_t lanes = std::max<int64_t>(kMinLanes, opts.vectorBits / 32);
   Anchor anchor = findAnchor(root);
   result.scheme = schemeName(anchor.kind).str();
-  SmallVector<int64_t> anchorSizes = anchorVectorSizes(anchor, lanes, opts.vnni);
+  SmallVector<int64_t> anchorSizes = anchorVectorSizes(anchor, lanes, opts);
   SmallVector<int64_t> toAnchor = rootToAnchorLoops(root, anchor.op);
   SmallVector<int64_t> extents = root.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iters = root.getIteratorTypesArray();
@@ -970,30 +979,4 @@ void tileRowsOfReduction(linalg::LinalgOp op, SmallVectorImpl<int64_t> &sizes) {
       sizes[i] = i + 2 == numLoops ? std::min<int64_t>(kReductionRows, ShapedType::isDynamic(ranges[i]) ? kReductionRows : ranges[i]) : 1;
 }
 
-#define GEN_PASS_DEF_SELECTSTRATEGYPASS
-#include "codegen/Passes.h.inc"
-
-namespace {
-struct SelectStrategyPass final : public impl::SelectStrategyPassBase<SelectStrategyPass> {
-  using Base::Base;
-  void runOnOperation() override {
-    func::FuncOp fn = getOperation();
-    if (fn.isExternal())
-      return;
-    TilingInterface root = findTileRoot(fn);
-    // A config already there is an override: kept as it is.
-    if (!root || root->hasAttr(kLoweringConfigAttrName))
-      return;
-    TileSizeOptions opts{vectorBits, targetWorkgroups, tileScale, vnni, bf16};
-    TileSizes sizes = selectTileSizes(root, opts);
-    if (auto linalgRoot = dyn_cast<linalg::LinalgOp>(root.getOperation());
-        linalgRoot && linalgRoot.getNumReductionLoops() > 0) {
-      SmallVector<int64_t> reduction = selectReductionTileSizes(linalgRoot, opts);
-      if (llvm::any_of(reduction, [](int64_t s) { return s != 0; }))
-        sizes.reduction = std::move(reduction);
-    }
-    root->setAttr(kLoweringConfigAttrName, loweringConfig(&getContext(), sizes));
-  }
-};
-} // namespace
 } // namespace jitrun

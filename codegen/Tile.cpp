@@ -1,7 +1,8 @@
 //===- Tile.cpp - workgroup, cache, vector and reduction tiles ------------===//
 //
 // The tiling passes of a dispatch, each reading the IR the one before left:
-// jitrun-codegen-tile tiles the root with its producers fused at the three
+// jitrun-codegen-select-strategy writes the root's lowering config (the
+// policy, Strategy.cpp); jitrun-codegen-tile tiles the root with its producers fused at the three
 // levels of its lowering config (an scf.forall of workgroups, cache tiles,
 // vector-register tiles); jitrun-codegen-peel-partial-tiles splits edge tiles
 // off; jitrun-codegen-tile-reductions tiles reduction loops last.
@@ -23,6 +24,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace jitrun {
+#define GEN_PASS_DEF_SELECTSTRATEGYPASS
 #define GEN_PASS_DEF_TILEROOTPASS
 #define GEN_PASS_DEF_PEELPARTIALTILESPASS
 #define GEN_PASS_DEF_TILEREDUCTIONSPASS
@@ -396,6 +398,28 @@ struct PeelPartialTilesPass final
     IRRewriter rewriter(&getContext());
     peelPartialTiles(rewriter, getOperation());
     unitTileDynamicEdges(rewriter, getOperation());
+  }
+};
+
+struct SelectStrategyPass final : public impl::SelectStrategyPassBase<SelectStrategyPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    if (fn.isExternal())
+      return;
+    TilingInterface root = findTileRoot(fn);
+    // A config already there is an override: kept as it is.
+    if (!root || root->hasAttr(kLoweringConfigAttrName))
+      return;
+    TileSizeOptions opts{vectorBits, targetWorkgroups, tileScale, vnni, bf16, maxTapTilePixels};
+    TileSizes sizes = selectTileSizes(root, opts);
+    if (auto linalgRoot = dyn_cast<linalg::LinalgOp>(root.getOperation());
+        linalgRoot && linalgRoot.getNumReductionLoops() > 0) {
+      SmallVector<int64_t> reduction = selectReductionTileSizes(linalgRoot, opts);
+      if (llvm::any_of(reduction, [](int64_t s) { return s != 0; }))
+        sizes.reduction = std::move(reduction);
+    }
+    root->setAttr(kLoweringConfigAttrName, loweringConfig(&getContext(), sizes));
   }
 };
 

@@ -66,7 +66,12 @@ static bool isVectorCode(func::FuncOp kernelFn) {
 
 /// Version of the code generator: part of the kernel cache key. Bump it when
 /// codegen changes what a given dispatch compiles to.
-static constexpr llvm::StringLiteral kCodegenVersion = "jitrun-codegen-7";
+static constexpr llvm::StringLiteral kCodegenVersion = "jitrun-codegen-8";
+
+/// The most pixels of a KxK convolution's register tile on an AMD Zen host
+/// (CodegenOptions::maxTapTilePixels): 24 accumulators, as the matmul tiles
+/// over panels of two registers take.
+static constexpr int64_t kZenMaxTapTilePixels = 12;
 
 static DialectRegistry kernelDialects() {
   DialectRegistry registry;
@@ -129,6 +134,11 @@ static CompiledKernel compileKernelIsolated(KernelWorkspace &workspace, const st
   cg.vectorBits = options.forceAvx2 ? 256 : hostCpu().vectorBits();
   cg.vnni = !options.forceAvx2 && hostCpu().avx512 && hostCpu().vnni;
   cg.bf16 = !options.forceAvx2 && hostCpu().avx512 && hostCpu().bf16;
+  // LLVM's scheduling models of AMD Zen cores (znver3 to znver5) spill the
+  // accumulators of KxK convolution tiles of 13 or 14 pixels; at 12 they
+  // stay in registers (TileSizeOptions::maxTapTilePixels).
+  if (!options.forceAvx2 && llvm::StringRef(hostCpu().name).starts_with("znver"))
+    cg.maxTapTilePixels = kZenMaxTapTilePixels;
   cg.stackLimitBytes = options.stackLimitBytes;
   cg.reference = options.reference;
   const unsigned scales[] = {1, 2, 4, 8};
