@@ -13,9 +13,11 @@
 // [ceil(N / T)][K][T] (zero-padded), so that each workgroup's part of B is
 // one contiguous run. The matmul becomes a generic contraction over the
 // panels; its result is collapsed back, and sliced when N was padded.
+// Convolutions' filters: PackConvolutions.cpp, which this pass runs too.
 //
 //===----------------------------------------------------------------------===//
 
+#include "fusion/PackWeights.h"
 #include "fusion/Passes.h"
 #include "fusion/PackedConstants.h"
 
@@ -40,54 +42,12 @@ namespace jitrun {
 using namespace mlir;
 
 namespace jitrun {
-namespace {
-
-/// Rows up to which a matmul is weight-bound: its register tile has 8 rows,
-/// so up to 8 rows it reads B once per tile anyway.
-constexpr int64_t kMaxRows = 8;
-/// Columns of a panel: four AVX-512 registers of f32, a whole number of
-/// cache lines, and a tile the contraction strategy divides.
-constexpr int64_t kPanel = 64;
-/// Columns of one AMX f32 or i32 accumulator tile (16 rows of 64 bytes),
-/// and the bytes of K one tdpbf16ps or tdpbssd step takes (a tile row: 32
-/// bf16 or 64 int8), in VNNI groups (vnniGroup).
-constexpr int64_t kAmxTileColumns = 16;
-constexpr int64_t kAmxStepBytes = 64;
-
-/// The K of one AMX step for `elem` (bf16 or i8).
-int64_t amxStepK(Type elem) { return kAmxStepBytes / (elem.getIntOrFloatBitWidth() / 8); }
-
-/// True for the operand and accumulator types AMX tiles multiply: bf16 x
-/// bf16 -> f32 (tdpbf16ps) and i8 x i8 -> i32 (tdpbssd).
-bool amxTypes(Type a, Type b, Type acc) {
-  return a == b && ((a.isBF16() && acc.isF32()) || (a.isInteger(8) && acc.isInteger(32)));
-}
-
-/// True when AMX tiles take a matmul of `m` rows, `k` of `elem` and panels
-/// of `width` columns: many rows, K in two or more whole steps (LLVM's tile
-/// register allocation ran out of registers on a last step of fewer pairs,
-/// with the tiles of an edge tile of rows, 33x48x70, and on a single step,
-/// with no K loop: 197x2304x32), panels of whole 16-column tiles.
-bool amxShape(int64_t m, int64_t k, int64_t width, Type elem) {
-  int64_t step = amxStepK(elem);
-  return m > kMaxRows && k % step == 0 && k >= 2 * step && width % kAmxTileColumns == 0;
-}
-/// Columns of a panel when there are more rows than one register tile: two
-/// AVX-512 registers, the width of the contraction's 8-row register tile.
-constexpr int64_t kManyRowsPanel = 32;
-/// A right operand that is no constant is packed at run time from this many
-/// rows and bytes on (the pass over B then costs under 2 % of the matmul).
-constexpr int64_t kRunTimePackRows = 64;
-constexpr int64_t kRunTimePackBytes = 1 << 20;
-/// A 1x1 convolution's filter that is an input is packed at run time only
-/// when its rows (one input channel's output channels) are this far apart.
-constexpr int64_t kRunTimePackRowBytes = 2048;
 
 /// The panel width for N columns and `rows` rows: kPanel (kManyRowsPanel
 /// past kMaxRows rows), or half or a quarter of it when that divides N and
 /// the full width does not (96 channels: 3 panels of 32 rather than 2 of 64,
 /// a third of them zeros), never under 16.
-static int64_t panelWidth(int64_t n, int64_t rows) {
+int64_t panelWidth(int64_t n, int64_t rows) {
   int64_t widest = rows > kMaxRows ? kManyRowsPanel : kPanel;
   for (int64_t p = widest; p >= 16; p /= 2)
     if (n % p == 0)
@@ -238,7 +198,7 @@ static Value broadcastInPanels(PatternRewriter &rewriter, Location loc, Value in
 }
 
 /// The reassociation that splits the last of `rank` dims in two.
-static SmallVector<ReassociationIndices> lastDimSplit(int64_t rank) {
+SmallVector<ReassociationIndices> lastDimSplit(int64_t rank) {
   SmallVector<ReassociationIndices> groups;
   for (int64_t i = 0; i + 1 < rank; ++i)
     groups.push_back({i});
@@ -249,7 +209,7 @@ static SmallVector<ReassociationIndices> lastDimSplit(int64_t rank) {
 /// The accumulator `init` ([rows..., N]) in panels, [rows..., P, T]: a
 /// fill refilled in that shape, a bias broadcast rebuilt in it, else an
 /// expand_shape of init.
-static Value accumulatorInPanels(PatternRewriter &rewriter, Location loc, Value init,
+Value accumulatorInPanels(PatternRewriter &rewriter, Location loc, Value init,
                                  int64_t panels, int64_t width) {
   auto cType = cast<RankedTensorType>(init.getType());
   SmallVector<int64_t> accShape(cType.getShape().drop_back());
@@ -266,7 +226,7 @@ static Value accumulatorInPanels(PatternRewriter &rewriter, Location loc, Value 
 
 /// The body of a contraction of `elem` operands into an `accElem`
 /// accumulator: acc + a * b, bf16 or f16 operands widened to f32 first.
-static void multiplyAccumulateBody(OpBuilder &b, Location l, ValueRange args, Type elem,
+void multiplyAccumulateBody(OpBuilder &b, Location l, ValueRange args, Type elem,
                                    Type accElem) {
   Value sum;
   if (isa<FloatType>(elem)) {
@@ -290,7 +250,7 @@ static void multiplyAccumulateBody(OpBuilder &b, Location l, ValueRange args, Ty
 
 /// A contraction's [rows..., P, T] result as `cType` ([rows..., N]):
 /// collapsed, and sliced when the panels padded N.
-static Value collapsePanels(PatternRewriter &rewriter, Location loc, Value result,
+Value collapsePanels(PatternRewriter &rewriter, Location loc, Value result,
                             RankedTensorType cType) {
   int64_t rank = cType.getRank();
   Value collapsed =
@@ -304,14 +264,11 @@ static Value collapsePanels(PatternRewriter &rewriter, Location loc, Value resul
   return tensor::ExtractSliceOp::create(rewriter, loc, cType, collapsed, zeros, sizes, ones);
 }
 
-static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a, Value packedB,
-                               int64_t n, int64_t width, Type elem, Value init);
-
 /// The contraction of `a` ([rows..., K]) with the constant `bytes` (a K x N
 /// row-major matrix of `elem`) over packed panels, accumulated onto `init`
 /// ([rows..., N]), as a value of init's type. When N needs padding, init is
 /// a fresh fill or a broadcast of constants (packable checks).
-static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
+Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
                                ArrayRef<char> bytes, int64_t k, int64_t n, int64_t numRows,
                                Type elem, Value init) {
   int64_t width = panelWidth(n, numRows);
@@ -321,7 +278,7 @@ static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
 
 /// The same with `packedB` ([P, K, T]) given: packed at compile time, or
 /// from a right operand that is no constant at run time.
-static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a, Value packedB,
+Value packedContraction(PatternRewriter &rewriter, Location loc, Value a, Value packedB,
                                int64_t n, int64_t width, Type elem, Value init) {
   auto cType = cast<RankedTensorType>(init.getType());
   int64_t rank = cType.getRank();
@@ -358,7 +315,7 @@ static Value packedContraction(PatternRewriter &rewriter, Location loc, Value a,
 /// `elem` operands into init's type, marked for AMX tiles over packed
 /// panels (jitrun-codegen-amx-contractions); its [rows..., P, T] result
 /// collapsed to `cType`.
-static Value amxContraction(PatternRewriter &rewriter, Location loc, Value a, Value b,
+Value amxContraction(PatternRewriter &rewriter, Location loc, Value a, Value b,
                             Value acc, ArrayRef<AffineMap> maps, unsigned reductions,
                             Type elem, RankedTensorType cType) {
   unsigned numLoops = maps.front().getNumDims();
@@ -382,9 +339,9 @@ static Value amxContraction(PatternRewriter &rewriter, Location loc, Value a, Va
 /// N]): a ([rows..., K/g, g], a free reshape) times packed[batch..., p, kg,
 /// t, v] over loops (rows..., p, t, kg, v), the form AMX tiles compute
 /// (marked jitrun.amx_tiles for codegen).
-static Value vnniPackedContraction(PatternRewriter &rewriter, Location loc, Value a,
+Value vnniPackedContraction(PatternRewriter &rewriter, Location loc, Value a,
                                    Value packedB, int64_t k, int64_t n, int64_t width,
-                                   Type elem, Value init, unsigned batchDims = 0) {
+                                   Type elem, Value init, unsigned batchDims) {
   auto cType = cast<RankedTensorType>(init.getType());
   auto aType = cast<RankedTensorType>(a.getType());
   int64_t rank = cType.getRank();
@@ -459,9 +416,9 @@ static bool splitAcrossPanels(Value result, int64_t width, int depth = 0) {
 /// split into two panels (of the width for `rows` rows), and a fresh fill as
 /// accumulator when N needs padding (what padded accumulators start from
 /// would be unknown).
-static LogicalResult packable(PatternRewriter &rewriter, Operation *op, Value a, Value b,
+LogicalResult packable(PatternRewriter &rewriter, Operation *op, Value a, Value b,
                               Value init, int64_t rows, std::optional<ArrayRef<char>> &bytes,
-                              bool int8IntoI32 = false) {
+                              bool int8IntoI32) {
   auto aType = dyn_cast<RankedTensorType>(a.getType());
   auto bType = dyn_cast<RankedTensorType>(b.getType());
   auto cType = dyn_cast<RankedTensorType>(init.getType());
@@ -553,7 +510,7 @@ struct PackConstantMatmulRhs : public OpRewritePattern<linalg::MatmulOp> {
 /// `value` ([d..., N], N a multiple of `width`) in panels of `width` of its
 /// last dim, packed at run time: [N / width, d..., width] (a reshape, then a
 /// transpose: a dispatch of its own, one pass over `value`).
-static Value panelsAtRunTime(PatternRewriter &rewriter, Location loc, Value value,
+Value panelsAtRunTime(PatternRewriter &rewriter, Location loc, Value value,
                              int64_t width) {
   auto type = cast<RankedTensorType>(value.getType());
   int64_t rank = type.getRank(), panels = type.getShape().back() / width;
@@ -676,304 +633,6 @@ struct PackMatmulRhsAtRunTime : public OpRewritePattern<linalg::MatmulOp> {
   }
 };
 
-/// A 1x1 NHWC convolution with a constant filter: the same contraction with
-/// the pixels as rows and the filter's 1x1xCxF bytes as C x F, for any
-/// number of pixels. Few pixels (late MobileNet and ResNet stages on small
-/// images; 1x1 576->96 on a 2x2 image took 0.08 ms for 0.4 MFLOP) are
-/// weight-bound; with many, the unpacked filter's rows are C x 4 bytes
-/// apart, 4 KB for 1024 channels, and every step of the reduction misses
-/// (ResNet-50's 14x14 256->1024 at 28% of the FMA peak, 86% packed). A
-/// strided convolution reads its pixels through a strided slice, a copy of
-/// a quarter of the image, and is then the same contraction (ResNet-50's
-/// projections, 29-36% of peak). It stays 4-D, so TOSA's bias broadcast into
-/// its accumulator still initializes it in its dispatch.
-struct PackConstantConv1x1Filter : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
-  PackConstantConv1x1Filter(MLIRContext *ctx, bool amxPanels)
-      : OpRewritePattern(ctx), amxPanels(amxPanels) {}
-  bool amxPanels;
-  LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics())
-      return failure();
-    Value x = op.getInputs()[0], w = op.getInputs()[1], init = op.getOutputs()[0];
-    auto xType = dyn_cast<RankedTensorType>(x.getType());
-    auto wType = dyn_cast<RankedTensorType>(w.getType());
-    auto outType = dyn_cast<RankedTensorType>(init.getType());
-    if (!xType || !wType || !outType || !xType.hasStaticShape() || !wType.hasStaticShape() ||
-        !outType.hasStaticShape() || wType.getDimSize(0) != 1 || wType.getDimSize(1) != 1)
-      return rewriter.notifyMatchFailure(op, "needs a 1x1 filter and static shapes");
-    SmallVector<int64_t> strides = llvm::to_vector(op.getStrides().getValues<int64_t>());
-    // Output pixel (h, w) reads input pixel (h * sh, w * sw).
-    for (int d : {1, 2})
-      if ((outType.getDimSize(d) - 1) * strides[d - 1] + 1 > xType.getDimSize(d) ||
-          (strides[d - 1] == 1 && xType.getDimSize(d) != outType.getDimSize(d)))
-        return rewriter.notifyMatchFailure(op, "the output is not the strided input's image");
-    int64_t pixels = outType.getDimSize(0) * outType.getDimSize(1) * outType.getDimSize(2);
-    int64_t c = wType.getDimSize(2), n = wType.getDimSize(3);
-    Type elem = wType.getElementType();
-    std::optional<ArrayRef<char>> bytes;
-    int64_t width = panelWidth(n, pixels);
-    // int8 into i32 on an AMX host (a quantized model's pointwise
-    // convolutions), in a shape its tiles take: VNNI panels of quads, the
-    // pixels as the tiles' rows.
-    bool amx = amxPanels &&
-               amxTypes(xType.getElementType(), elem, outType.getElementType()) &&
-               amxShape(pixels, c, width, elem) && n % width == 0;
-    if (w.getDefiningOp<arith::ConstantOp>()) {
-      if (failed(packable(rewriter, op, x, w, init, pixels, bytes, amx)))
-        return failure();
-    } else if (!elem.isF32() || !xType.getElementType().isF32() ||
-               !outType.getElementType().isF32() || pixels <= kMaxRows || n % width != 0 ||
-               n < 2 * width || c * n * 4 < kRunTimePackBytes || n * 4 < kRunTimePackRowBytes) {
-      // A filter that is an input: packed at run time as a matmul's B is
-      // (PackMatmulRhsAtRunTime), when each tile of pixel rows would read
-      // it again with its rows far apart (1x1 512 -> 2048 on a 7x7 map ran
-      // at 0.43 of oneDNN, 0.55 packed; 256 -> 1024 on 14x14, 0.79 -> 0.87).
-      // Rows 1 KB apart read well enough in place (1024 -> 256 on 14x14:
-      // 0.87-0.89 of oneDNN, 0.77-0.79 with the pass that packs them).
-      return rewriter.notifyMatchFailure(
-          op, "a run-time filter packs in f32, whole panels, past 8 pixels, 1 MB and 2 KB rows");
-    }
-    if (strides[0] != 1 || strides[1] != 1) {
-      auto picked = RankedTensorType::get({outType.getDimSize(0), outType.getDimSize(1),
-                                           outType.getDimSize(2), xType.getDimSize(3)},
-                                          xType.getElementType());
-      SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0)), sizes, steps;
-      for (int64_t d : picked.getShape())
-        sizes.push_back(rewriter.getIndexAttr(d));
-      for (int64_t st : {int64_t(1), strides[0], strides[1], int64_t(1)})
-        steps.push_back(rewriter.getIndexAttr(st));
-      x = tensor::ExtractSliceOp::create(rewriter, op.getLoc(), picked, x, offsets, sizes, steps);
-    }
-    Location loc = op.getLoc();
-    if (bytes && amx) {
-      Value packedB = vnniPackedConstant(rewriter, loc, *bytes, c, n, width, elem);
-      rewriter.replaceOp(op,
-                         vnniPackedContraction(rewriter, loc, x, packedB, c, n, width, elem, init));
-      return success();
-    }
-    if (bytes) {
-      rewriter.replaceOp(op, packedContraction(rewriter, loc, x, *bytes, c, n, pixels, elem, init));
-      return success();
-    }
-    // [1, 1, C, F] as [C, F], in panels [P, C, T].
-    Value packedB = panelsAtRunTime(
-        rewriter, loc,
-        tensor::CollapseShapeOp::create(rewriter, loc, w,
-                                        SmallVector<ReassociationIndices>{{0, 1, 2}, {3}}),
-        width);
-    rewriter.replaceOp(op, packedContraction(rewriter, loc, x, packedB, n, width, elem, init));
-    return success();
-  }
-};
-
-/// A KxK NHWC convolution (not 1x1) with a filter too large to stay in L2
-/// between the rows of its output (a constant, packed at compile time; an
-/// input, at run time). The HWCF filter's 32 output
-/// channels of a register tile lie F x 4 bytes apart at every tap and input
-/// channel (2 KB for 512 channels): each row of output pixels streams that
-/// strided slab again from memory (ResNet-50's 3x3 512 -> 512 on 7x7 maps,
-/// a 9.4 MB filter, ran at 40-50 % of the FMA peak). Packed into panels of
-/// T output channels, [F / T][KH][KW][C][T], each register tile's slab is one
-/// contiguous run. The convolution becomes a generic one over the panels,
-/// out[n, h, w, p, t] += in[n, h * sh + kh * dh, w * sw + kw * dw, c] *
-/// filter[p, kh, kw, c, t], collapsed back to [n, h, w, F]. Only when the
-/// panels divide F (padding adds work to every pixel), and for filters of
-/// at least min-conv-filter-bytes (default 768 KB, three quarters of this
-/// host class's 1 MB L2): ResNet-50's 2.4 MB 3x3 256 -> 256 filters on
-/// 14x14 maps went from 67-79 % to 87 % of the FMA peak packed, its 9.4 MB
-/// ones on 7x7 maps from 42-53 % to 75-79 %, and Inception v3's 1 MB 1x7
-/// 192 -> 192 made that model 2 % faster; ResNet-50's 590 KB 3x3
-/// 128 -> 128 filters on 28x28 maps, which stay in L2, ran 2 % slower.
-/// On an AMX host, an int8 one with a constant filter of any size and
-/// channels in steps of 64 packs per tap into VNNI panels for tdpbssd
-/// (amxConvolution): QDQ ResNet-50 at 0.56x its VNNI time at one thread,
-/// QDQ ResNet-18 at 0.27x, bit for bit the same.
-struct PackConstantConvFilter : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
-  PackConstantConvFilter(MLIRContext *ctx, int64_t minFilterBytes, bool amxPanels)
-      : OpRewritePattern(ctx), minFilterBytes(minFilterBytes), amxPanels(amxPanels) {}
-  /// The smallest filter packed (PackWeightsPass's min-conv-filter-bytes).
-  int64_t minFilterBytes;
-  bool amxPanels;
-  LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics())
-      return failure();
-    Value x = op.getInputs()[0], w = op.getInputs()[1], init = op.getOutputs()[0];
-    auto wType = dyn_cast<RankedTensorType>(w.getType());
-    auto outType = dyn_cast<RankedTensorType>(init.getType());
-    if (!wType || !outType || !wType.hasStaticShape() || !outType.hasStaticShape() ||
-        (wType.getDimSize(0) == 1 && wType.getDimSize(1) == 1))
-      return rewriter.notifyMatchFailure(op, "needs a static filter larger than 1x1");
-    Type elem = wType.getElementType(), accElem = outType.getElementType();
-    auto xType = dyn_cast<RankedTensorType>(x.getType());
-    // int8 into i32 on an AMX host (a quantized model's KxK convolutions),
-    // or bf16 into f32 (--weights=bf16), whatever the filter's size: each
-    // tap a matmul of the pixels of an output row (the tiles' rows, C
-    // elements apart in the input) by the tap's C x F matrix in VNNI panels
-    // of quads (pairs), C in whole tile steps of 64 bytes.
-    int64_t c = wType.getDimSize(2);
-    bool amx = amxPanels && xType && (elem.isInteger(8) || elem.isBF16()) &&
-               amxTypes(xType.getElementType(), elem, accElem) &&
-               w.getDefiningOp<arith::ConstantOp>() && c % amxStepK(elem) == 0;
-    int64_t filterBytes =
-        wType.getNumElements() * std::max<int64_t>(1, wType.getElementTypeBitWidth() / 8);
-    if (filterBytes < minFilterBytes && !amx)
-      return rewriter.notifyMatchFailure(op, "a filter that stays in cache");
-    int64_t pixels = outType.getDimSize(0) * outType.getDimSize(1) * outType.getDimSize(2);
-    int64_t n = outType.getDimSize(3), width = panelWidth(n, pixels);
-    if (n % width != 0)
-      return rewriter.notifyMatchFailure(op, "output channels not a whole number of panels");
-    Location loc = op.getLoc();
-    int64_t panels = n / width;
-    SmallVector<int64_t> strides = llvm::to_vector(op.getStrides().getValues<int64_t>());
-    SmallVector<int64_t> dilations = llvm::to_vector(op.getDilations().getValues<int64_t>());
-    Value filter;
-    if (w.getDefiningOp<arith::ConstantOp>()) {
-      std::optional<ArrayRef<char>> bytes;
-      if (failed(packable(rewriter, op, x, w, init, pixels, bytes, amx)))
-        return failure();
-      if (amx) {
-        rewriter.replaceOp(op, amxConvolution(rewriter, op, x, *bytes, width, strides, dilations));
-        return success();
-      }
-      filter = packedConstant(rewriter, loc, *bytes,
-                              {wType.getDimSize(0), wType.getDimSize(1), wType.getDimSize(2)},
-                              n, width, elem);
-    } else {
-      // A filter that is an input (a user's convolution of two tensors):
-      // the same panels, packed at run time (a reshape and a transpose, its
-      // own dispatch, one pass over the filter). Read in place, 3x3
-      // 512 -> 512 on a 7x7 map ran at 0.35 of oneDNN.
-      auto xType = dyn_cast<RankedTensorType>(x.getType());
-      if (!xType || !xType.hasStaticShape() || !elem.isF32() || !accElem.isF32() ||
-          !xType.getElementType().isF32() || n < 2 * width)
-        return rewriter.notifyMatchFailure(op, "a run-time filter packs in f32, two panels on");
-      filter = panelsAtRunTime(rewriter, loc, w, width); // [P, KH, KW, C, T]
-    }
-    Value acc = accumulatorInPanels(rewriter, loc, init, panels, width);
-    // Loops (n, h, w, p, t, kh, kw, c).
-    MLIRContext *ctx = rewriter.getContext();
-    SmallVector<AffineExpr> d;
-    for (unsigned i = 0; i < 8; ++i)
-      d.push_back(getAffineDimExpr(i, ctx));
-    const unsigned H = 1, W = 2, P = 3;
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(8, 0,
-                       {d[0], d[H] * strides[0] + d[5] * dilations[0],
-                        d[W] * strides[1] + d[6] * dilations[1], d[7]},
-                       ctx),
-        AffineMap::get(8, 0, {d[P], d[5], d[6], d[7], d[4]}, ctx),
-        AffineMap::get(8, 0, {d[0], d[H], d[W], d[P], d[4]}, ctx)};
-    SmallVector<utils::IteratorType> iters(5, utils::IteratorType::parallel);
-    iters.append(3, utils::IteratorType::reduction);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{acc.getType()}, ValueRange{x, filter}, ValueRange{acc}, maps,
-        iters, [&](OpBuilder &b, Location l, ValueRange args) {
-          multiplyAccumulateBody(b, l, args, elem, accElem);
-        });
-    rewriter.replaceOp(op, collapsePanels(rewriter, loc, generic.getResult(0), outType));
-    return success();
-  }
-
-  /// `op` over its filter `bytes` in VNNI panels of `width` columns per
-  /// tap, [KH][KW][P][C/4][T][4]: out[n, h, w, p, t] += in[n, h * sh + kh *
-  /// dh, w * sw + kw * dw, cq, v] * filter[kh, kw, p, cq, t, v], the input
-  /// viewed as quads of channels, marked for AMX tiles
-  /// (jitrun-codegen-amx-contractions); collapsed back to [n, h, w, F].
-  static Value amxConvolution(PatternRewriter &rewriter, linalg::Conv2DNhwcHwcfOp op, Value x,
-                              ArrayRef<char> bytes, int64_t width, ArrayRef<int64_t> strides,
-                              ArrayRef<int64_t> dilations) {
-    Location loc = op.getLoc();
-    Value init = op.getOutputs()[0];
-    auto wType = cast<RankedTensorType>(op.getInputs()[1].getType());
-    auto xType = cast<RankedTensorType>(x.getType());
-    auto outType = cast<RankedTensorType>(init.getType());
-    Type elem = wType.getElementType();
-    int64_t c = wType.getDimSize(2), n = wType.getDimSize(3), g = vnniGroup(elem);
-    Value filter = vnniPackedConstant(rewriter, loc, bytes, c, n, width, elem,
-                                      {wType.getDimSize(0), wType.getDimSize(1)});
-    Value acc = accumulatorInPanels(rewriter, loc, init, n / width, width);
-    SmallVector<int64_t> quadShape(xType.getShape().drop_back());
-    quadShape.append({c / g, g});
-    Value quads = tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get(quadShape, elem), x, lastDimSplit(4));
-    // Loops (n, h, w, p, t, kh, kw, cq, v).
-    MLIRContext *ctx = rewriter.getContext();
-    SmallVector<AffineExpr> d;
-    for (unsigned i = 0; i < 9; ++i)
-      d.push_back(getAffineDimExpr(i, ctx));
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(9, 0,
-                       {d[0], d[1] * strides[0] + d[5] * dilations[0],
-                        d[2] * strides[1] + d[6] * dilations[1], d[7], d[8]},
-                       ctx),
-        AffineMap::get(9, 0, {d[5], d[6], d[3], d[7], d[4], d[8]}, ctx),
-        AffineMap::get(9, 0, {d[0], d[1], d[2], d[3], d[4]}, ctx)};
-    return amxContraction(rewriter, loc, quads, filter, acc, maps, 4, elem, outType);
-  }
-};
-
-/// --weights=bf16 on an AMX host (bf16-convolutions): an f32 NHWC
-/// convolution into f32 with a constant filter whose shape the AMX path below
-/// takes in bf16 (input channels in whole steps, two or more for a 1x1
-/// filter, as amxShape asks; output channels in two or more panels of 32,
-/// the width measured; more than kMaxRows pixels) becomes the same
-/// convolution of the input and the filter rounded to bf16, into the same
-/// f32 accumulator, which PackConstantConvFilter or PackConstantConv1x1Filter
-/// then packs for the tiles. Not without AMX, where bf16 convolutions ran at
-/// half the f32 rate (vdpbf16ps).
-struct Bf16AmxConvolution : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
-  // Before the f32 convolution's own packing (PackWeights).
-  Bf16AmxConvolution(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
-  LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp op,
-                                PatternRewriter &rewriter) const override {
-    Value x = op.getInputs()[0], w = op.getInputs()[1], init = op.getOutputs()[0];
-    auto xType = dyn_cast<RankedTensorType>(x.getType());
-    auto wType = dyn_cast<RankedTensorType>(w.getType());
-    auto outType = dyn_cast<RankedTensorType>(init.getType());
-    auto cst = w.getDefiningOp<arith::ConstantOp>();
-    if (!op.hasPureTensorSemantics() || !cst || !xType || !wType || !outType ||
-        !xType.hasStaticShape() || !wType.hasStaticShape() || !outType.hasStaticShape() ||
-        !xType.getElementType().isF32() || !wType.getElementType().isF32() ||
-        !outType.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "needs f32, static shapes, a constant filter");
-    Type bf16 = rewriter.getBF16Type();
-    int64_t c = wType.getDimSize(2), f = wType.getDimSize(3);
-    int64_t pixels = outType.getDimSize(0) * outType.getDimSize(1) * outType.getDimSize(2);
-    bool pointwise = wType.getDimSize(0) == 1 && wType.getDimSize(1) == 1;
-    if (pixels <= kMaxRows || f % kManyRowsPanel != 0 || f < 2 * kManyRowsPanel ||
-        (pointwise ? !amxShape(pixels, c, kManyRowsPanel, bf16) : c % amxStepK(bf16) != 0))
-      return rewriter.notifyMatchFailure(op, "a shape AMX tiles do not take");
-    Location loc = op.getLoc();
-    Value filter = bf16Constant(rewriter, loc, cst);
-    if (!filter)
-      return rewriter.notifyMatchFailure(op, "the filter's bytes are not readable");
-    Value input;
-    // A zero-padded input (a pad, or its slice inserted into a zero fill, as
-    // fusion sees it): the source is rounded, and the box padded in bf16.
-    auto insert = x.getDefiningOp<tensor::InsertSliceOp>();
-    auto fill = insert ? insert.getDest().getDefiningOp<linalg::FillOp>() : nullptr;
-    Attribute padValue;
-    if (fill && fill->hasOneUse() && matchPattern(fill.value(), m_Constant(&padValue)) &&
-        isa<FloatAttr>(padValue) && cast<FloatAttr>(padValue).getValue().isZero()) {
-      Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(bf16));
-      Value box = linalg::FillOp::create(
-                      rewriter, loc, zero,
-                      ValueRange{tensor::EmptyOp::create(rewriter, loc, xType.getShape(), bf16)})
-                      .getResult(0);
-      input = tensor::InsertSliceOp::create(
-          rewriter, loc, castElementwise(rewriter, loc, insert.getSource(), bf16), box,
-          insert.getMixedOffsets(), insert.getMixedSizes(), insert.getMixedStrides());
-    } else {
-      input = castElementwise(rewriter, loc, x, bf16);
-    }
-    rewriter.replaceOpWithNewOp<linalg::Conv2DNhwcHwcfOp>(
-        op, TypeRange{init.getType()}, ValueRange{input, filter}, ValueRange{init},
-        op.getStrides(), op.getDilations());
-    return success();
-  }
-};
 
 struct PackWeightsPass final : public impl::PackWeightsPassBase<PackWeightsPass> {
   using Base::Base;
@@ -984,14 +643,10 @@ struct PackWeightsPass final : public impl::PackWeightsPassBase<PackWeightsPass>
     if (amxPanels)
       patterns.add<PackAmxMatmulRhsAtRunTime<linalg::MatmulOp>,
                    PackAmxMatmulRhsAtRunTime<linalg::BatchMatmulOp>>(&getContext());
-    patterns.add<PackConstantConv1x1Filter>(&getContext(), amxPanels);
-    patterns.add<PackConstantConvFilter>(&getContext(), minConvFilterBytes, amxPanels);
-    if (amxPanels && bf16Convolutions)
-      patterns.add<Bf16AmxConvolution>(&getContext());
+    populatePackConvolutionPatterns(patterns, minConvFilterBytes, amxPanels, bf16Convolutions);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };
 
-} // namespace
 } // namespace jitrun

@@ -40,6 +40,9 @@ struct FusionOptions {
   bool bf16Weights = false;
   /// bf16 weights of many-row matmuls packed for AMX tiles (an AMX host).
   bool amxPanels = false;
+  /// The host's AVX512_BF16 dot products (vdpbf16ps): under bf16Weights,
+  /// 1x1 convolutions take bf16 too where there is no AMX.
+  bool bf16Dot = false;
 };
 
 /// True for linalg ops whose loops are all parallel (elementwise, broadcast,

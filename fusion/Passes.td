@@ -94,7 +94,9 @@ def PackWeightsPass : Pass<"jitrun-fusion-pack-weights", "func::FuncOp"> {
     for AMX tiles: constant weights packed at compile time, a right operand
     that is no constant packed on each run by a reshape and a transpose;
     so do int8 (and, with bf16-convolutions, f32 rounded to bf16)
-    convolutions with constant filters.
+    convolutions with constant filters. Without amx-panels,
+    bf16-convolutions rounds 1x1 convolutions alone (AVX512_BF16 dot
+    products over the bf16 panels above).
   }];
   let options = [
     Option<"minConvFilterBytes", "min-conv-filter-bytes", "int64_t",
@@ -103,8 +105,8 @@ def PackWeightsPass : Pass<"jitrun-fusion-pack-weights", "func::FuncOp"> {
     Option<"amxPanels", "amx-panels", "bool", /*default=*/"false",
            "Pack bf16 weights of many-row matmuls for AMX tiles (K pairs interleaved)">,
     Option<"bf16Convolutions", "bf16-convolutions", "bool", /*default=*/"false",
-           "With amx-panels (--weights=bf16): f32 convolutions whose constant filters "
-           "AMX tiles take read bf16 filters and inputs, accumulating in f32">,
+           "--weights=bf16: f32 convolutions with constant filters read bf16 filters and "
+           "inputs, accumulating in f32 (with amx-panels those AMX tiles take, else 1x1 ones)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "linalg::LinalgDialect",
                            "tensor::TensorDialect"];

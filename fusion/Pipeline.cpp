@@ -116,7 +116,7 @@ void buildFusionPipeline(OpPassManager &pm, const FusionOptions &options) {
     // few-row matmuls' are packed in the order their workgroups read them.
     PackWeightsPassOptions pack;
     pack.amxPanels = options.amxPanels;
-    pack.bf16Convolutions = options.amxPanels && options.bf16Weights;
+    pack.bf16Convolutions = options.bf16Weights && (options.amxPanels || options.bf16Dot);
     pm.addNestedPass<func::FuncOp>(createPackWeightsPass(pack));
     pm.addNestedPass<func::FuncOp>(createPropagateReshapesPass());
     pm.addNestedPass<func::FuncOp>(createResolveDimsPass());

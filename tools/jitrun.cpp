@@ -98,8 +98,9 @@ cl::opt<bool> reference("reference",
                         cl::desc("Run the slow, simple reference path: no fusion, tiling or vectors, one thread"),
                         cl::init(false), cl::cat(category));
 cl::opt<std::string> weights("weights",
-                             cl::desc("Weights of matmuls (and, on AMX hosts, of convolutions "
-                                      "the tiles take): f32 (default) or bf16 (f32 weights "
+                             cl::desc("Weights of matmuls and 1x1 convolutions (and, on AMX "
+                                      "hosts, of the KxK convolutions the tiles take): f32 "
+                                      "(default) or bf16 (f32 weights "
                                       "stored as bf16, inputs rounded to bf16, f32 "
                                       "accumulation)"),
                              cl::init("f32"), cl::cat(category));

@@ -262,6 +262,24 @@ void checkConstantMatmul(int64_t m, int64_t n, int64_t k, int threads, bool amxE
     checkTiles(what, os.str(), inputs, expected, threads, {flag}, amxEligible);
 }
 
+/// An f32 NHWC convolution of `%x` (1 x h x w x c) with the f32 constant
+/// `filter` (kh x kw x c x f) at `stride`, into a zero fill.
+std::string constantFilterConv(int64_t h, int64_t w, const HostTensor &filter, int64_t stride) {
+  const std::vector<int64_t> &fs = filter.shape();
+  std::vector<int64_t> out = {1, (h - fs[0]) / stride + 1, (w - fs[1]) / stride + 1, fs[3]};
+  std::string xt = tensorType({1, h, w, fs[2]}), ft = tensorType(fs), ot = tensorType(out);
+  std::ostringstream os;
+  os << "func.func @main(%x: " << xt << ") -> " << ot << " {\n"
+     << "  %w = arith.constant dense<" << hexLiteral(filter) << "> : " << ft << "\n"
+     << "  %zero = arith.constant 0.0 : f32\n"
+     << "  %empty = tensor.empty() : " << ot << "\n"
+     << "  %init = linalg.fill ins(%zero : f32) outs(%empty : " << ot << ") -> " << ot << "\n"
+     << "  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<"
+     << stride << "> : tensor<2xi64>} ins(%x, %w : " << xt << ", " << ft << ") outs(%init : "
+     << ot << ") -> " << ot << "\n  return %r : " << ot << "\n}\n";
+  return os.str();
+}
+
 /// --weights=bf16 on an f32 NHWC convolution with a constant filter: its
 /// input and filter values are bf16 values, so that rounding them is exact
 /// and the result is oneDNN's bf16 convolution (f32 sums) up to the order
@@ -276,23 +294,45 @@ void checkBf16WeightsConv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t kh
   HostTensor xf, wf;
   HostTensor x = randomNarrow({1, h, w, c}, seed, BF16Type, xf),
              filter = randomNarrow({kh, kw, c, f}, seed + 1, BF16Type, wf);
-  std::vector<int64_t> os_ = {1, (h - kh) / stride + 1, (w - kw) / stride + 1, f};
-  std::string xt = tensorType({1, h, w, c}), ft = tensorType({kh, kw, c, f}),
-              ot = tensorType(os_);
-  std::ostringstream os;
-  os << "func.func @main(%x: " << xt << ") -> " << ot << " {\n"
-     << "  %w = arith.constant dense<" << hexLiteral(wf) << "> : " << ft << "\n"
-     << "  %zero = arith.constant 0.0 : f32\n"
-     << "  %empty = tensor.empty() : " << ot << "\n"
-     << "  %init = linalg.fill ins(%zero : f32) outs(%empty : " << ot << ") -> " << ot << "\n"
-     << "  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<"
-     << stride << "> : tensor<2xi64>} ins(%x, %w : " << xt << ", " << ft << ") outs(%init : "
-     << ot << ") -> " << ot << "\n  return %r : " << ot << "\n}\n";
+  std::string module = constantFilterConv(h, w, wf, stride);
   onednn::Window2D window;
   window.strideH = window.strideW = stride;
   HostTensor expected = onednn::conv2dTyped(x, filter, window, ElementType::F32);
   for (const char *flag : {"", "--amx=false"})
-    checkTiles(what, os.str(), {&xf}, expected, threads, {"--weights=bf16", flag}, amxEligible);
+    checkTiles(what, module, {&xf}, expected, threads, {"--weights=bf16", flag}, amxEligible);
+}
+
+/// --weights=bf16 on a 1x1 NHWC convolution of f32 values that bf16 does
+/// not hold: on a host with AVX512_BF16 (AMX or not) its input and filter
+/// are rounded to bf16, so the result is oneDNN's bf16 convolution of the
+/// rounded values (f32 sums); elsewhere, and with --force-avx2, it stays
+/// the f32 convolution. The two references differ by more than the
+/// tolerance, so each run tells which path it took.
+void checkBf16WeightsPointwise(int64_t h, int64_t w, int64_t c, int64_t f, int threads) {
+  std::string what = "bf16 weights 1x1 conv " + std::to_string(h) + "x" + std::to_string(w) +
+                     "x" + std::to_string(c) + "->" + std::to_string(f);
+  uint64_t seed = hashString(what);
+  HostTensor xf = randomTensor({1, h, w, c}, seed), wf = randomTensor({1, 1, c, f}, seed + 1);
+  std::string module = constantFilterConv(h, w, wf, 1);
+  onednn::Window2D window;
+  HostTensor rounded = onednn::conv2dTyped(converted(xf, BF16Type), converted(wf, BF16Type),
+                                           window, ElementType::F32),
+             exact = onednn::conv2d(xf, wf, onednn::ConvLayout::NHWC_HWCF, window);
+  double apart = 0;
+  for (int64_t i = 0; i < exact.numElements(); ++i)
+    apart = std::max(apart, std::abs(exact.getAsDouble(i) - rounded.getAsDouble(i)));
+  REQUIRE(apart > 1e-2);
+  bool bf16 = hostCpu().avx512 && hostCpu().bf16;
+  for (const char *flag : {"", "--force-avx2"}) {
+    std::string name = what + " --weights=bf16 " + flag + " threads=" + std::to_string(threads);
+    INFO(name);
+    TempDir dir(name);
+    bool rounds = bf16 && std::string(flag).empty();
+    JitrunRun run = makeRun(name, module, {&xf}, rounds ? rounded : exact, threads,
+                            /*avx2=*/!std::string(flag).empty());
+    run.extraFlags.push_back("--weights=bf16");
+    checkClose(runJitrun(run, dir), rounds ? rounded : exact, 1e-4, 1e-4, name, dir);
+  }
 }
 
 constexpr ElementType BF16 = ElementType::BF16, F16 = ElementType::F16, F32 = ElementType::F32;
@@ -363,6 +403,14 @@ TEST_CASE("bf16 weights convolution: 3x3 64->64, stride 2 32->96, 1x1 64->64, 3x
   checkBf16WeightsConv(17, 17, 32, 96, 3, 3, 2, 2, true);
   checkBf16WeightsConv(14, 14, 64, 64, 1, 1, 1, 2, true);
   checkBf16WeightsConv(10, 10, 32, 48, 3, 3, 1, 1, false);
+}
+
+// 1x1 convolutions take bf16 wherever AVX512_BF16 dot products run (AMX or
+// not); which shapes stay f32: tests/fusion/pack_weights_bf16_convolutions.mlir.
+TEST_CASE("bf16 weights 1x1 convolution of f32 values: 14x14 64->128, 7x9 96->64",
+          "[bf16]") {
+  checkBf16WeightsPointwise(14, 14, 64, 128, GENERATE(1, 2));
+  checkBf16WeightsPointwise(7, 9, 96, 64, 2);
 }
 
 TEST_CASE("f16 matmul into f16 (an all-f16 model)", "[f16]") {

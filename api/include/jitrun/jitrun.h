@@ -178,8 +178,9 @@ JITRUN_API jitrun_status_t jitrun_options_set_compile_threads(jitrun_options_t o
 /** Nonzero: generate AVX2 code even on an AVX-512 host. */
 /** "f32" (default) or "bf16": f32 matmul weights stored as bf16, their inputs
  *  rounded to bf16, accumulation in f32 (half the weight bytes; AVX512_BF16
- *  dot products where the host has them, AMX tiles where it has AMX, which
- *  also take the filters of convolutions with channels in 32s). */
+ *  dot products where the host has them, which also take the filters of
+ *  1x1 convolutions; AMX tiles where it has AMX, which also take those of
+ *  convolutions with channels in 32s). */
 JITRUN_API jitrun_status_t jitrun_options_set_weights(jitrun_options_t options,
                                                       const char *weights);
 JITRUN_API jitrun_status_t jitrun_options_set_force_avx2(jitrun_options_t options,
