@@ -41,7 +41,8 @@ struct FusionOptions {
   /// bf16 weights of many-row matmuls packed for AMX tiles (an AMX host).
   bool amxPanels = false;
   /// The host's AVX512_BF16 dot products (vdpbf16ps): under bf16Weights,
-  /// 1x1 convolutions take bf16 too where there is no AMX.
+  /// 1x1 convolutions the AMX tiles do not take (all, without AMX) read
+  /// bf16 too.
   bool bf16Dot = false;
 };
 
