@@ -47,8 +47,8 @@ struct CodegenOptions {
   bool vnni = false;
   /// AVX512_BF16: bf16 x bf16 -> f32 contractions become vdpbf16ps.
   bool bf16 = false;
-  /// TileSizeOptions::maxTapTilePixels.
-  int64_t maxTapTilePixels = 14;
+  /// TileSizeOptions::maxTapTilePixels (0: no cap of its own).
+  int64_t maxTapTilePixels = 0;
 };
 
 /// Attribute names the codegen passes leave on kernel functions.

@@ -69,8 +69,9 @@ def SelectStrategyPass : Pass<"jitrun-codegen-select-strategy", "func::FuncOp"> 
            "Tile the reduction of bf16 x bf16 -> f32 contractions by pairs (AVX512_BF16)">,
     Option<"tileScale", "tile-scale", "unsigned", /*default=*/"1",
            "Divide the cache and vector tile sizes by this (retiling under the stack limit)">,
-    Option<"maxTapTilePixels", "max-tap-tile-pixels", "int64_t", /*default=*/"14",
-           "The most output pixels of an f32 register tile of a KxK convolution over packed panels">,
+    Option<"maxTapTilePixels", "max-tap-tile-pixels", "int64_t", /*default=*/"0",
+           "When nonzero, the most output pixels of an f32 register tile of a KxK convolution "
+           "over packed panels">,
   ];
 }
 

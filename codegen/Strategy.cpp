@@ -418,9 +418,9 @@ static SmallVector<int64_t> anchorVectorSizes(const Anchor &anchor, int64_t lane
         // pixels inside the channel loop (3x3 14x14x256->256: 118 -> 236
         // GFLOP/s at 7 + 7 pixels, the same tile under an Intel model 236).
         bool unitStride = dims->strides.empty() || dims->strides.back() == 1;
-        int64_t most = dims->outputChannel.size() > 1
-                           ? std::min(kWideConvPixels, opts.maxTapTilePixels)
-                           : kWideConvPixels;
+        int64_t most = kWideConvPixels;
+        if (dims->outputChannel.size() > 1 && opts.maxTapTilePixels > 0)
+          most = std::min(most, opts.maxTapTilePixels);
         sizes[dims->outputImage.back()] =
             edgeAwareTile(width, unitStride && !ShapedType::isDynamic(width)
                                      ? std::min(width, most)

@@ -28,11 +28,12 @@ struct TileSizeOptions {
   bool vnni = false;
   /// AVX512_BF16 dot products take bf16 reductions two at a time.
   bool bf16 = false;
-  /// The most output pixels of an f32 register tile of a KxK convolution
-  /// over packed filter panels (loops over the taps around the channel
-  /// loop), two registers of channels per pixel. 14 (28 accumulators);
-  /// 12 where LLVM's scheduling model spills more (CodegenOptions).
-  int64_t maxTapTilePixels = 14;
+  /// When nonzero, the most output pixels of an f32 register tile of a KxK
+  /// convolution over packed filter panels (loops over the taps around the
+  /// channel loop), two registers of channels per pixel, below the 14 (28
+  /// accumulators) other convolutions take: 12 where LLVM's scheduling
+  /// model spills more (CodegenOptions).
+  int64_t maxTapTilePixels = 0;
 };
 
 /// Tile sizes over the loops of a dispatch's tile root; 0 leaves a loop whole.

@@ -726,7 +726,7 @@ llvm::Error Compilation::importAndFuse(llvm::StringRef bytes, llvm::StringRef na
   fusion.explain = options.explainFusion;
   fusion.bf16Weights = options.bf16Weights && !options.reference;
   fusion.amxPanels = usesAmx(options);
-  fusion.bf16Dot = !options.forceAvx2 && hostCpu().avx512 && hostCpu().bf16;
+  fusion.bf16Dot = !options.forceAvx2 && hostCpu().avx512Bf16();
   if (llvm::Error e = runPasses(*module, [&](PassManager &pm) {
         buildFusionPipeline(pm, fusion);
       }, diags))

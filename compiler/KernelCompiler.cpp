@@ -133,7 +133,7 @@ static CompiledKernel compileKernelIsolated(KernelWorkspace &workspace, const st
   CodegenOptions cg;
   cg.vectorBits = options.forceAvx2 ? 256 : hostCpu().vectorBits();
   cg.vnni = !options.forceAvx2 && hostCpu().avx512 && hostCpu().vnni;
-  cg.bf16 = !options.forceAvx2 && hostCpu().avx512 && hostCpu().bf16;
+  cg.bf16 = !options.forceAvx2 && hostCpu().avx512Bf16();
   // LLVM's scheduling models of AMD Zen cores (znver3 to znver5) spill the
   // accumulators of KxK convolution tiles of 13 or 14 pixels; at 12 they
   // stay in registers (TileSizeOptions::maxTapTilePixels).

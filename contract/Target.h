@@ -26,6 +26,8 @@ struct HostCpu {
   /// AMX tiles with bf16 (tdpbf16ps). Usable only once Linux grants the
   /// process the tile data state: amxTileStateGranted().
   bool amx = false;
+  /// vdpbf16ps on zmm registers: bf16 contractions at twice the f32 rate.
+  bool avx512Bf16() const { return avx512 && bf16; }
   /// Widest vector register to use, in bits (512, 256 or 128).
   unsigned vectorBits() const { return avx512 ? 512 : avx2 ? 256 : 128; }
 };

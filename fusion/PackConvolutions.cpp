@@ -24,6 +24,18 @@ using namespace mlir;
 namespace jitrun {
 namespace {
 
+/// A convolution's input, filter and accumulator, with their ranked types
+/// (null where a type is not ranked).
+struct ConvOperands {
+  Value x, w, init;
+  RankedTensorType xType, wType, outType;
+  explicit ConvOperands(linalg::Conv2DNhwcHwcfOp op)
+      : x(op.getInputs()[0]), w(op.getInputs()[1]), init(op.getOutputs()[0]),
+        xType(dyn_cast<RankedTensorType>(x.getType())),
+        wType(dyn_cast<RankedTensorType>(w.getType())),
+        outType(dyn_cast<RankedTensorType>(init.getType())) {}
+};
+
 /// A 1x1 NHWC convolution with a constant filter: the same contraction with
 /// the pixels as rows and the filter's 1x1xCxF bytes as C x F, for any
 /// number of pixels. Few pixels (late MobileNet and ResNet stages on small
@@ -43,10 +55,7 @@ struct PackConstantConv1x1Filter : public OpRewritePattern<linalg::Conv2DNhwcHwc
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics())
       return failure();
-    Value x = op.getInputs()[0], w = op.getInputs()[1], init = op.getOutputs()[0];
-    auto xType = dyn_cast<RankedTensorType>(x.getType());
-    auto wType = dyn_cast<RankedTensorType>(w.getType());
-    auto outType = dyn_cast<RankedTensorType>(init.getType());
+    auto [x, w, init, xType, wType, outType] = ConvOperands(op);
     if (!xType || !wType || !outType || !xType.hasStaticShape() || !wType.hasStaticShape() ||
         !outType.hasStaticShape() || wType.getDimSize(0) != 1 || wType.getDimSize(1) != 1)
       return rewriter.notifyMatchFailure(op, "needs a 1x1 filter and static shapes");
@@ -147,14 +156,11 @@ struct PackConstantConvFilter : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics())
       return failure();
-    Value x = op.getInputs()[0], w = op.getInputs()[1], init = op.getOutputs()[0];
-    auto wType = dyn_cast<RankedTensorType>(w.getType());
-    auto outType = dyn_cast<RankedTensorType>(init.getType());
+    auto [x, w, init, xType, wType, outType] = ConvOperands(op);
     if (!wType || !outType || !wType.hasStaticShape() || !outType.hasStaticShape() ||
         (wType.getDimSize(0) == 1 && wType.getDimSize(1) == 1))
       return rewriter.notifyMatchFailure(op, "needs a static filter larger than 1x1");
     Type elem = wType.getElementType(), accElem = outType.getElementType();
-    auto xType = dyn_cast<RankedTensorType>(x.getType());
     // int8 into i32 on an AMX host (a quantized model's KxK convolutions),
     // or bf16 into f32 (--weights=bf16), whatever the filter's size: each
     // tap a matmul of the pixels of an output row (the tiles' rows, C
@@ -282,10 +288,7 @@ struct Bf16Convolution : public OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
       : OpRewritePattern(ctx, /*benefit=*/2), amx(amx) {}
   LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp op,
                                 PatternRewriter &rewriter) const override {
-    Value x = op.getInputs()[0], w = op.getInputs()[1], init = op.getOutputs()[0];
-    auto xType = dyn_cast<RankedTensorType>(x.getType());
-    auto wType = dyn_cast<RankedTensorType>(w.getType());
-    auto outType = dyn_cast<RankedTensorType>(init.getType());
+    auto [x, w, init, xType, wType, outType] = ConvOperands(op);
     auto cst = w.getDefiningOp<arith::ConstantOp>();
     if (!op.hasPureTensorSemantics() || !cst || !xType || !wType || !outType ||
         !xType.hasStaticShape() || !wType.hasStaticShape() || !outType.hasStaticShape() ||

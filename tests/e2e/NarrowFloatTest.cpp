@@ -322,7 +322,7 @@ void checkBf16WeightsPointwise(int64_t h, int64_t w, int64_t c, int64_t f, int t
   for (int64_t i = 0; i < exact.numElements(); ++i)
     apart = std::max(apart, std::abs(exact.getAsDouble(i) - rounded.getAsDouble(i)));
   REQUIRE(apart > 1e-2);
-  bool bf16 = hostCpu().avx512 && hostCpu().bf16;
+  bool bf16 = hostCpu().avx512Bf16();
   for (const char *flag : {"", "--force-avx2"}) {
     std::string name = what + " --weights=bf16 " + flag + " threads=" + std::to_string(threads);
     INFO(name);
